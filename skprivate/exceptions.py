@@ -1,0 +1,44 @@
+"""Exceptions and warnings raised by skprivate.
+
+Every error is a subclass of a built-in ``ValueError`` or ``TypeError`` so that code written
+for scikit-learn (``except ValueError``) keeps working, and every message says what was
+received, what is allowed and how to fix it.
+"""
+
+__all__ = [
+    "AccountantDetachedError",
+    "BudgetExceededError",
+    "InfeasiblePrivacyError",
+    "PrivacyLeakWarning",
+]
+
+
+class BudgetExceededError(ValueError):
+    """A fit or spend would take a :class:`~skprivate.accounting.BudgetAccountant` past its budget.
+
+    Raised *before* any data is read, so nothing has been spent when it is raised.
+    """
+
+
+class InfeasiblePrivacyError(ValueError):
+    """The requested privacy guarantee cannot be met with the given parameters.
+
+    For example a target epsilon that no noise multiplier within the supported range reaches.
+    """
+
+
+class AccountantDetachedError(RuntimeError):
+    """A :class:`~skprivate.accounting.BudgetAccountant` is a copy made in another process.
+
+    Spends recorded on such a copy (for example inside a joblib worker started by
+    ``GridSearchCV(n_jobs=2)``) never reach the user's accountant, so the fit is refused
+    before any data is read rather than silently under-counted.
+    """
+
+
+class PrivacyLeakWarning(UserWarning):
+    """The differential-privacy guarantee of a fit is weaker than its parameters suggest.
+
+    Emitted at most once per fit, listing every reason: noise from a fixed ``random_state``,
+    bounds read from the private data, a ``delta`` that protects no one (``delta >= 1/n``), ...
+    """
