@@ -1,1 +1,18 @@
+"""Privacy accounting: what a release costs, noise calibration, and budgets shared by fits.
+
+All guarantees are stated for add/remove-one-row neighbouring datasets.
+"""
+
+from ._budget import BudgetAccountant, PrivacySpend
 from ._sgm import DEFAULT_RDP_ORDERS, dpsgd_epsilon, dpsgd_event, dpsgd_noise_multiplier
+from ._total import total_privacy_cost
+
+__all__ = [
+    "DEFAULT_RDP_ORDERS",
+    "BudgetAccountant",
+    "PrivacySpend",
+    "dpsgd_epsilon",
+    "dpsgd_event",
+    "dpsgd_noise_multiplier",
+    "total_privacy_cost",
+]

@@ -20,7 +20,7 @@ from numbers import Integral, Real
 import dp_accounting
 import numpy as np
 from dp_accounting import pld, rdp
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..exceptions import InfeasiblePrivacyError
@@ -49,7 +49,6 @@ _INTEGER_ORDERS = np.array([a for a in DEFAULT_RDP_ORDERS if float(a).is_integer
 # 1e5 the model learns nothing, and such a target is almost certainly a mistake.
 _MIN_NOISE, _MAX_NOISE = 1e-2, 1e5
 _PLD_DISCRETIZATION = 1e-4  # dp-accounting's default: the reported value uses it
-_PLD_COARSE_DISCRETIZATION = 2e-3  # only used to bracket the calibration search
 
 
 class _DropAbslNoise(logging.Filter):
@@ -175,31 +174,46 @@ def dpsgd_epsilon(noise_multiplier, sample_rate, steps, delta, accountant="rdp")
     return _epsilon(noise_multiplier, sample_rate, steps, delta, accountant)
 
 
+def _integer_order_terms():
+    """Flat (order, k, log binomial) arrays over 0 <= k <= alpha for every integer order."""
+    alphas = _INTEGER_ORDERS.astype(int)
+    sizes = alphas + 1
+    alpha = np.repeat(alphas, sizes).astype(float)
+    k = np.concatenate([np.arange(s) for s in sizes]).astype(float)
+    log_binom = gammaln(alpha + 1) - gammaln(k + 1) - gammaln(alpha - k + 1)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return alpha, k, log_binom, starts
+
+
+_TERMS = _integer_order_terms()
+
+
 def _fast_rdp_epsilon(noise_multiplier, sample_rate, steps, delta):
     """RDP epsilon over the integer orders only, vectorised; used to search, never reported.
 
     For integer alpha the sampled Gaussian's Renyi divergence has the closed form of Mironov,
     Talwar and Zhang (2019), Section 3.3:
     ``A_alpha = sum_k C(alpha, k) (1-q)^(alpha-k) q^k exp((k^2 - k) / (2 z^2))`` and
-    ``RDP(alpha) = log(A_alpha) / (alpha - 1)``. It is the same quantity dp-accounting
-    computes order by order; here it is one array expression, which makes the calibration
-    search fast. Because it uses a subset of :data:`DEFAULT_RDP_ORDERS`, it is never below
-    :func:`dpsgd_epsilon`.
+    ``RDP(alpha) = log(A_alpha) / (alpha - 1)``. It is the quantity dp-accounting computes
+    order by order in Python; here all orders are one ragged array expression (about 18,000
+    terms), which makes the calibration search cheap. It uses a subset of
+    :data:`DEFAULT_RDP_ORDERS`, so it is never below :func:`dpsgd_epsilon`.
     """
     q, z = float(sample_rate), float(noise_multiplier)
-    alphas = _INTEGER_ORDERS
-    k = np.arange(int(alphas.max()) + 1, dtype=float)
-    a = alphas[:, None]
-    valid = k[None, :] <= a
-    log_binom = gammaln(a + 1) - gammaln(k + 1) - gammaln(np.maximum(a - k, 0) + 1)
-    # (alpha - k) * log(1 - q), with 0 * log(0) = 0 so that q = 1 (no subsampling) works.
-    log_one_minus_q = math.log1p(-q) if q < 1 else -np.inf
-    rest = np.where(a - k == 0, 0.0, (a - k) * log_one_minus_q)
+    alpha, k, log_binom, starts = _TERMS
+    # (alpha - k) * log(1 - q) with 0 * log(0) = 0, so that q = 1 (no subsampling) works.
+    if q < 1:
+        rest = (alpha - k) * math.log1p(-q)
+    else:
+        rest = np.where(alpha == k, 0.0, -np.inf)
     terms = log_binom + k * math.log(q) + rest + (k * k - k) / (2 * z * z)
-    log_a = logsumexp(np.where(valid, terms, -np.inf), axis=1)
-    rdp_values = steps * log_a / (alphas - 1)
+    # log-sum-exp within each order's segment
+    peak = np.maximum.reduceat(terms, starts)
+    spread = np.exp(terms - np.repeat(peak, np.diff(np.append(starts, terms.size))))
+    log_a = peak + np.log(np.add.reduceat(spread, starts))
+    rdp_values = steps * log_a / (_INTEGER_ORDERS - 1)
     with _quiet_dp_accounting():
-        eps, _ = rdp.compute_epsilon(alphas, rdp_values, delta)
+        eps, _ = rdp.compute_epsilon(_INTEGER_ORDERS, rdp_values, delta)
     return float(eps)
 
 
@@ -278,7 +292,7 @@ def dpsgd_noise_multiplier(target_epsilon, sample_rate, steps, delta, accountant
     >>> from skprivate.accounting import dpsgd_epsilon, dpsgd_noise_multiplier
     >>> z = dpsgd_noise_multiplier(1.0, 0.01, 1000, 1e-5)
     >>> round(z, 2)
-    1.45
+    1.51
     >>> 0.99 <= dpsgd_epsilon(z, 0.01, 1000, 1e-5) <= 1.0
     True
     """
@@ -287,50 +301,97 @@ def dpsgd_noise_multiplier(target_epsilon, sample_rate, steps, delta, accountant
     def fast(z):
         return _fast_rdp_epsilon(z, sample_rate, steps, delta)
 
-    bracket = _bracket(fast, target, 1.0)
-    if bracket is None:
+    z = _search(fast, target)
+    if z is None:
         raise InfeasiblePrivacyError(
             f"target_epsilon={target_epsilon!r} cannot be reached with sample_rate="
             f"{sample_rate!r}, steps={steps!r} and delta={delta!r}: even noise_multiplier="
             f"{_MAX_NOISE:g} gives epsilon {fast(_MAX_NOISE):.3g}. Raise target_epsilon or "
             "delta, or lower sample_rate or the number of steps."
         )
-    z = _bisect_decreasing(fast, target, *bracket, rtol=0.003)
     if accountant == "rdp":
-        return _refine(lambda s: _epsilon(s, sample_rate, steps, delta, "rdp"), target, z)
+        exact = lambda s: _epsilon(s, sample_rate, steps, delta, "rdp")  # noqa: E731
+        return _refine(exact, fast, target, z)
 
-    # PLD epsilon is below the RDP one, so the RDP answer bounds the PLD answer from above.
-    # A coarse discretisation finds the neighbourhood, the reported discretisation finishes.
-    def coarse(s):
-        event = dpsgd_event(s, sample_rate, steps)
-        return _pld_epsilon(event, delta, _PLD_COARSE_DISCRETIZATION)
-
-    lo = z / 2
-    while coarse(lo) <= target and lo > _MIN_NOISE:
-        lo /= 2
-    if coarse(z) <= target:
-        z = _bisect_decreasing(coarse, target, lo, z, rtol=0.004)
-    return _refine(lambda s: _epsilon(s, sample_rate, steps, delta, "pld"), target, z)
+    # PLD: the fast RDP curve is the guide; _refine corrects for the PLD/RDP ratio, which
+    # changes slowly with the noise multiplier.
+    exact = lambda s: _epsilon(s, sample_rate, steps, delta, "pld")  # noqa: E731
+    return _refine(exact, fast, target, z)
 
 
-def _refine(exact, target, z, rtol=0.01):
-    """Finish a calibration with the reported accountant ``exact``, starting near ``z``."""
-    value = exact(z)
-    if (1 - rtol) * target <= value <= target:
+def _search(fun, target):
+    """Smallest noise multiplier with fun <= target, or None if none up to the maximum."""
+    bracket = _bracket(fun, target, 1.0)
+    if bracket is None:
+        return None
+    return _bisect_decreasing(fun, target, *bracket, rtol=0.002)
+
+
+def _refine(exact, guide, target, z, rtol=0.01):
+    """Finish a calibration with the reported accountant ``exact``, starting near ``z``.
+
+    ``guide`` is a cheap function close to ``exact`` in shape: one round re-targets the cheap
+    search by the ratio ``exact / guide`` measured at ``z``. Then a bracketing secant search
+    on ``log epsilon`` against ``log z`` (false position with the Illinois modification)
+    finishes with ``exact`` alone. The result always satisfies ``exact(z) <= target``.
+    """
+    values = {}
+
+    def measure(s):
+        values[s] = exact(s)
+        return values[s]
+
+    def done(value):
+        return (1 - rtol) * target <= value <= target
+
+    if done(measure(z)):
         return z
-    if value > target:  # the search's accountant was optimistic here: move up
-        lo, hi = z, z * 1.02
-        while exact(hi) > target:
-            lo, hi = hi, hi * 1.1
-            if hi > _MAX_NOISE:
-                raise InfeasiblePrivacyError(
-                    f"target_epsilon={target!r} is not reachable with noise_multiplier <= "
-                    f"{_MAX_NOISE:g}."
-                )
-    else:  # the reported accountant is tighter than the search's: move down
-        hi, lo = z, z * 0.98
-        while exact(lo) <= target:
-            hi, lo = lo, lo * 0.9
-            if lo < _MIN_NOISE:
-                return hi
-    return _bisect_decreasing(exact, target, lo, hi, rtol=rtol / 2)
+    ratio = values[z] / max(guide(z), 1e-300)
+    if math.isfinite(ratio) and ratio > 0:
+        moved = _search(guide, (1 - rtol / 2) * target / ratio)
+        if moved is not None and moved not in values and done(measure(moved)):
+            return moved
+    # Bracket: lo infeasible (value > target), hi feasible.
+    while not any(v <= target for v in values.values()):
+        s = max(values) * 1.25
+        if s > _MAX_NOISE:
+            raise InfeasiblePrivacyError(
+                f"target_epsilon={target!r} is not reachable with noise_multiplier <= "
+                f"{_MAX_NOISE:g}."
+            )
+        if done(measure(s)):
+            return s
+    while not any(v > target for v in values.values()):
+        s = min(values) * 0.8
+        if s < _MIN_NOISE:
+            return min(values)
+        if done(measure(s)):
+            return s
+    hi = min(s for s, v in values.items() if v <= target)
+    lo = max(s for s, v in values.items() if v > target)
+    goal = math.log((1 - rtol / 2) * target)
+    f_lo, f_hi = math.log(values[lo]) - goal, math.log(max(values[hi], 1e-300)) - goal
+    side = 0
+    for _ in range(40):
+        if hi / lo - 1 < 1e-10:
+            break
+        x_lo, x_hi = math.log(lo), math.log(hi)
+        x = x_hi - f_hi * (x_hi - x_lo) / (f_hi - f_lo) if f_hi != f_lo else 0.5 * (x_lo + x_hi)
+        if not (x_lo < x < x_hi):
+            x = 0.5 * (x_lo + x_hi)
+        s = math.exp(x)
+        value = measure(s)
+        if done(value):
+            return s
+        f = math.log(max(value, 1e-300)) - goal
+        if value <= target:
+            hi, f_hi = s, f
+            if side == 1:  # Illinois: halve the stale end's weight so both ends move
+                f_lo /= 2
+            side = 1
+        else:
+            lo, f_lo = s, f
+            if side == -1:
+                f_hi /= 2
+            side = -1
+    return hi

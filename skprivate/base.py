@@ -1,0 +1,184 @@
+"""Conventions shared by skprivate's differentially private estimators.
+
+A DP estimator composes :class:`DPEstimatorMixin` with scikit-learn's public ``BaseEstimator``
+and task mixins. Its ``fit`` follows one order, the order in which privacy can go wrong least:
+
+1. ``plan = self._begin_private_fit(X)``: validate the privacy parameters, compute the planned
+   spend from the *shape* of ``X`` alone, and ask the accountant; nothing has read a value yet.
+2. ``rng = self._noise_rng()``: the generator all noise comes from.
+3. Validate the data, clip to public bounds, train with noise.
+4. ``self._finish_private_fit(spend, report)``: set ``epsilon_``, ``delta_``,
+   ``privacy_report_``, record the spend, and warn once if the guarantee is weakened.
+"""
+
+import html
+import warnings
+from numbers import Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval
+
+from .accounting._budget import BudgetAccountant, PrivacySpend
+from .exceptions import PrivacyLeakWarning
+
+__all__ = ["DPEstimatorMixin", "PrivacyReport"]
+
+
+class PrivacyReport(dict):
+    """What a fitted estimator released and what it cost: a dict with a readable display.
+
+    Keys always present: ``"mechanism"``, ``"neighbouring"``, ``"unit"``, ``"epsilon"``,
+    ``"delta"``, ``"accountant"``, ``"reference"``; estimators add their noise parameters
+    (noise multiplier, sample rate, steps, queries, ...) and ``"caveats"``. It prints as an
+    aligned text table, and Jupyter renders it as an HTML table.
+
+    Examples
+    --------
+    >>> from skprivate.base import PrivacyReport
+    >>> print(PrivacyReport(mechanism="Gaussian", epsilon=1.0, delta=1e-5))
+    mechanism : Gaussian
+    epsilon   : 1
+    delta     : 1e-05
+    """
+
+    @staticmethod
+    def _format(value):
+        if isinstance(value, float):
+            return f"{value:.6g}"
+        if isinstance(value, (list, tuple)):
+            return "; ".join(str(v) for v in value) if value else "none"
+        return str(value)
+
+    def __str__(self):
+        width = max((len(str(k)) for k in self), default=0)
+        return "\n".join(f"{str(k):<{width}} : {self._format(v)}" for k, v in self.items())
+
+    def __repr__(self):
+        return f"PrivacyReport(\n{self}\n)"
+
+    def _repr_html_(self):
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(str(k))}</th>"
+            f"<td style='text-align:left'>{html.escape(self._format(v))}</td></tr>"
+            for k, v in self.items()
+        )
+        return f"<table class='skprivate-privacy-report'>{rows}</table>"
+
+
+def _n_rows(X):
+    """Number of rows from the container's shape, without reading any value."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    try:
+        return len(X)
+    except TypeError:
+        return None
+
+
+class DPEstimatorMixin:
+    """Mixin for differentially private estimators.
+
+    Subclasses declare ``epsilon``, ``delta``, ``accountant`` and ``random_state`` in their
+    ``__init__`` (stored verbatim), add :attr:`_dp_parameter_constraints` to their
+    ``_parameter_constraints``, and implement ``_privacy_plan(n_samples)``: the spend of a fit
+    on ``n_samples`` rows, computed from the parameters and that number alone. The plan is
+    what the accountant checks before any data is read and what
+    :func:`~skprivate.accounting.total_privacy_cost` adds up for searches; it must be an upper
+    bound of the actual spend.
+
+    Fitted attributes set by :meth:`_finish_private_fit`: ``epsilon_`` and ``delta_`` (the
+    guarantee the fit achieved, add/remove-one neighbouring datasets) and ``privacy_report_``
+    (a :class:`PrivacyReport`).
+    """
+
+    _dp_parameter_constraints = {
+        # inf is refused: a user who wants no privacy should use scikit-learn directly.
+        "epsilon": [Interval(Real, 0, np.inf, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "accountant": [BudgetAccountant, None],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
+    def _privacy_plan(self, n_samples):  # pragma: no cover - every estimator overrides it
+        raise NotImplementedError
+
+    def _begin_private_fit(self, X):
+        """Plan the spend from ``X``'s shape and check it against the accountant.
+
+        Call after parameter validation and before reading any value of ``X``. Returns the
+        planned :class:`~skprivate.accounting.PrivacySpend` (None when ``X`` has no length,
+        in which case data validation will raise).
+        """
+        n_samples = _n_rows(X)
+        if n_samples is None or n_samples < 1:
+            return None
+        plan = self._privacy_plan(n_samples)
+        if self.accountant is not None:
+            self.accountant.check(plan)
+        return plan
+
+    def _noise_rng(self):
+        """The generator every noise draw of this fit must come from (see ``random_state``)."""
+        from .mechanisms import check_rng  # lazy: mechanisms import numpy/scipy only
+
+        return check_rng(self.random_state)
+
+    def _finish_private_fit(self, spend, report, n_samples, caveats=()):
+        """Set the fitted privacy attributes, record the spend and warn once if needed.
+
+        Parameters
+        ----------
+        spend : PrivacySpend
+            What the fit actually spent (never more than the plan).
+        report : dict
+            Estimator-specific report entries (noise parameters, steps, queries, ...).
+        n_samples : int
+            Number of private rows, for the ``delta >= 1/n`` check.
+        caveats : sequence of str
+            Reasons the guarantee is weaker than stated (bounds read from the data, ...).
+        """
+        from .mechanisms import is_reproducible
+
+        caveats = list(caveats)
+        if is_reproducible(self.random_state):
+            caveats.append(
+                f"random_state={self.random_state!r} fixes the noise: anyone who knows the "
+                "seed can remove it, so the guarantee does not hold against them (use "
+                "random_state=None for a release)"
+            )
+        if spend.delta > 0 and n_samples and spend.delta >= 1.0 / n_samples:
+            caveats.append(
+                f"delta={spend.delta:.3g} >= 1/n_samples={1.0 / n_samples:.3g}: a mechanism "
+                "that publishes one random row outright meets this delta, so it protects no "
+                "one; use delta well below 1/n_samples (for example 1/(10 n))"
+            )
+        self.epsilon_ = float(spend.epsilon)
+        self.delta_ = float(spend.delta)
+        # Kept with its dp-accounting event so that total_privacy_cost can compose in RDP.
+        self._privacy_spend_record = spend
+        full = PrivacyReport(
+            estimator=type(self).__name__,
+            epsilon=self.epsilon_,
+            delta=self.delta_,
+            neighbouring="add/remove one row",
+            unit="one row of X (one person only if each person has one row)",
+        )
+        full.update(report)
+        full["caveats"] = caveats
+        self.privacy_report_ = full
+        if self.accountant is not None:
+            self.accountant.spend(spend)
+        if caveats:
+            warnings.warn(
+                f"{type(self).__name__}: the privacy guarantee (epsilon={self.epsilon_:.4g}, "
+                f"delta={self.delta_:.3g}) is weaker than stated: " + "; ".join(caveats) + ".",
+                PrivacyLeakWarning,
+                # user code -> sklearn's _fit_context wrapper -> fit -> here
+                stacklevel=4,
+            )
+
+    def _privacy_spend(self, epsilon, delta, event=None):
+        return PrivacySpend(
+            float(epsilon), float(delta), event=event, label=type(self).__name__
+        )

@@ -1,0 +1,5 @@
+"""Differentially private linear models."""
+
+from ._dplssgd import DPLSSGDClassifier, DPLSSGDRegressor
+
+__all__ = ["DPLSSGDClassifier", "DPLSSGDRegressor"]

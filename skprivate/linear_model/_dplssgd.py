@@ -1,0 +1,820 @@
+"""DP-LSSGD linear models: DP-SGD with Laplacian smoothing of the noisy gradient.
+
+Privacy claim, stated once here (the loop itself is in ``_dpsgd_core``): a fit is ``n_steps_``
+compositions of the Poisson-subsampled Gaussian mechanism with sampling rate ``sample_rate_``
+and noise multiplier ``noise_multiplier_``, on add/remove-one-row neighbouring datasets
+(Mironov, Talwar and Zhang 2019, Section 3.3), because each per-example gradient of the whole
+parameter vector is clipped to ``max_grad_norm`` before the noise ``N(0, (z C)^2 I)`` is added
+to their sum. The Laplacian smoothing, the L2 penalty and the step act on the noisy sum only,
+so they are post-processing (Dwork and Roth 2014, Proposition 2.1) and cost nothing. The
+epsilon is computed by :func:`skprivate.accounting.dpsgd_epsilon` (dp-accounting).
+"""
+
+import functools
+from collections import namedtuple
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.special import expit, softmax
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..accounting import dpsgd_epsilon, dpsgd_event, dpsgd_noise_multiplier
+from ..base import DPEstimatorMixin
+from ..exceptions import InfeasiblePrivacyError
+from ..mechanisms import gaussian_noise
+from ._dpsgd_core import residual_function, run_dplssgd
+
+__all__ = ["DPLSSGDClassifier", "DPLSSGDRegressor"]
+
+_AUTO_BATCH_SIZE = 256
+
+_Plan = namedtuple(
+    "_Plan", "noise_multiplier sample_rate n_steps steps_per_epoch batch_size epsilon"
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _noise_and_epsilon(epsilon, delta, noise_multiplier, sample_rate, n_steps, accounting):
+    # Calibration costs about half a second; the plan made before the data are read, the fit,
+    # and the folds of a search of equal size all ask for the same numbers.
+    if noise_multiplier is None:
+        noise_multiplier = dpsgd_noise_multiplier(
+            epsilon, sample_rate, n_steps, delta, accountant=accounting
+        )
+    spent = dpsgd_epsilon(noise_multiplier, sample_rate, n_steps, delta, accountant=accounting)
+    return float(noise_multiplier), float(spent)
+
+
+class _BaseDPLSSGD(DPEstimatorMixin):
+    """What the DP-LSSGD classifier and regressor share: the privacy plan and the loop."""
+
+    _parameter_constraints = {
+        **DPEstimatorMixin._dp_parameter_constraints,
+        "smoothing": [Interval(Real, 0, np.inf, closed="left")],
+        "smoothing_order": [Interval(Integral, 1, None, closed="left")],
+        "smoothing_blocks": [StrOptions({"per_tensor", "global"})],
+        "max_grad_norm": [Interval(Real, 0, np.inf, closed="neither")],
+        "noise_multiplier": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "learning_rate": [Interval(Real, 0, np.inf, closed="neither")],
+        "alpha": [Interval(Real, 0, np.inf, closed="left")],
+        "fit_intercept": ["boolean"],
+        "average": ["boolean"],
+        "accounting": [StrOptions({"rdp", "pld"})],
+        "verbose": ["verbose"],
+    }
+
+    def _check_params(self, n_samples):
+        name = type(self).__name__
+        if self.batch_size != "auto" and self.batch_size > n_samples:
+            raise ValueError(
+                f"{name}: batch_size={self.batch_size} is larger than n_samples={n_samples}. "
+                "batch_size is the expected size of a Poisson-sampled batch, so it can be at "
+                f"most n_samples; use batch_size <= {n_samples} (batch_size=n_samples uses "
+                "every row at every step) or batch_size='auto'."
+            )
+        if self.alpha * self.learning_rate >= 2:
+            raise ValueError(
+                f"{name}: alpha * learning_rate = {self.alpha * self.learning_rate:.4g} >= 2, "
+                "so the L2 penalty alone makes the coefficients grow in magnitude at every "
+                f"step (alpha={self.alpha!r}, learning_rate={self.learning_rate!r}). Lower "
+                "alpha or learning_rate so that their product is below 2 (below 1 also "
+                "avoids oscillation)."
+            )
+
+    def _plan(self, n_samples):
+        """Noise, sampling rate and steps of a fit on ``n_samples`` rows (public values only)."""
+        self._check_params(n_samples)
+        batch_size = (
+            min(_AUTO_BATCH_SIZE, n_samples) if self.batch_size == "auto" else self.batch_size
+        )
+        sample_rate = batch_size / n_samples
+        # One epoch is n / batch_size expected steps, rounded half up, at least one.
+        steps_per_epoch = max(1, int(n_samples / batch_size + 0.5))
+        n_steps = self.max_iter * steps_per_epoch
+        explicit = self.noise_multiplier is not None
+        try:
+            noise_multiplier, epsilon = _noise_and_epsilon(
+                None if explicit else float(self.epsilon),
+                float(self.delta),
+                float(self.noise_multiplier) if explicit else None,
+                float(sample_rate),
+                int(n_steps),
+                self.accounting,
+            )
+        except InfeasiblePrivacyError as exc:
+            raise InfeasiblePrivacyError(
+                f"{type(self).__name__}: epsilon={self.epsilon!r} (delta={self.delta!r}) cannot "
+                f"be reached in max_iter={self.max_iter} epochs with batch_size="
+                f"{self.batch_size!r} on {n_samples} rows ({n_steps} steps at sample rate "
+                f"{sample_rate:.3g}): even the largest supported noise multiplier spends "
+                "more. Raise epsilon or delta, or lower max_iter or batch_size (fewer and "
+                "smaller batches cost less)."
+            ) from exc
+        return _Plan(noise_multiplier, sample_rate, n_steps, steps_per_epoch, batch_size, epsilon)
+
+    def _privacy_plan(self, n_samples):
+        plan = self._plan(n_samples)
+        return self._privacy_spend(
+            plan.epsilon,
+            self.delta,
+            event=dpsgd_event(plan.noise_multiplier, plan.sample_rate, plan.n_steps),
+        )
+
+    def _fit_linear(self, X, y, rng, n_outputs, huber_threshold=None):
+        n_samples = X.shape[0]
+        plan = self._plan(n_samples)  # cached: the same numbers _begin_private_fit checked
+        coef, intercept = run_dplssgd(
+            X,
+            y,
+            residual=residual_function(self.loss, n_outputs, huber_threshold),
+            n_outputs=n_outputs,
+            sample_rate=plan.sample_rate,
+            n_steps=plan.n_steps,
+            steps_per_epoch=plan.steps_per_epoch,
+            noise_multiplier=plan.noise_multiplier,
+            max_grad_norm=float(self.max_grad_norm),
+            learning_rate=float(self.learning_rate),
+            alpha=float(self.alpha),
+            smoothing=float(self.smoothing),
+            smoothing_order=int(self.smoothing_order),
+            smoothing_blocks=self.smoothing_blocks,
+            fit_intercept=bool(self.fit_intercept),
+            average=bool(self.average),
+            rng=rng,
+            noise=gaussian_noise,
+            verbose=self.verbose,
+            name=type(self).__name__,
+        )
+        self.noise_multiplier_ = plan.noise_multiplier
+        self.sample_rate_ = plan.sample_rate
+        self.n_steps_ = plan.n_steps
+        self.n_iter_ = self.max_iter
+        spend = self._privacy_spend(
+            plan.epsilon,
+            self.delta,
+            event=dpsgd_event(plan.noise_multiplier, plan.sample_rate, plan.n_steps),
+        )
+        report = {
+            "mechanism": (
+                "DP-SGD: Poisson-subsampled Gaussian mechanism on per-example gradients of "
+                "the whole parameter vector clipped to max_grad_norm; Laplacian smoothing of "
+                "the noisy gradient (post-processing)"
+            ),
+            "accountant": f"{self.accounting.upper()} (dp-accounting), composed over steps",
+            "noise_multiplier": plan.noise_multiplier,
+            "sample_rate": plan.sample_rate,
+            "expected_batch_size": plan.batch_size,
+            "steps": plan.n_steps,
+            "max_grad_norm": float(self.max_grad_norm),
+            "smoothing": (
+                f"sigma={float(self.smoothing):g}, order={self.smoothing_order}, "
+                f"blocks={self.smoothing_blocks}"
+            ),
+            "reference": (
+                "Wang, Gu, Boedihardjo, Barekat and Osher, DP-LSSGD (2019); Mironov, Talwar "
+                "and Zhang, Renyi DP of the sampled Gaussian mechanism (2019)"
+            ),
+        }
+        if self.noise_multiplier is not None:
+            report["note"] = (
+                "noise_multiplier was given, so the epsilon parameter was not used; epsilon "
+                "is what this noise achieves"
+            )
+        self._finish_private_fit(spend, report, n_samples)
+        return coef, intercept
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
+    """Differentially private linear classifier trained by DP-LSSGD.
+
+    DP-SGD (per-example clipping, Gaussian noise, Poisson-sampled batches) whose noisy
+    gradient is Laplacian-smoothed before each step, as in Wang et al. [1]_. The smoothing
+    damps the high-frequency part of the noise (see :func:`~skprivate.laplacian_smooth`) at
+    no privacy cost; ``smoothing=0`` is plain DP-SGD. The privacy budget ``(epsilon,
+    delta)`` is met by calibrating the noise; read the Notes for what it protects.
+
+    Parameters
+    ----------
+    loss : {"log_loss", "hinge"}, default="log_loss"
+        ``"log_loss"``: logistic regression; multinomial (softmax) for three or more classes,
+        and for two classes the logistic loss of a single decision function (the softmax of
+        two outputs with one held at zero). ``"hinge"``: linear SVM; for three or more
+        classes the Weston-Watkins multiclass hinge
+        ``sum_{j != y} max(0, 1 + f_j(x) - f_y(x))``, the loss of the SVM in [1]_, and for
+        two classes the usual hinge ``max(0, 1 - y f(x))``. ``predict_proba`` exists for
+        ``"log_loss"`` only.
+
+    epsilon : float, default=1.0
+        Target privacy budget, > 0: the noise multiplier is the smallest one whose epsilon at
+        ``delta`` is at most this. Ignored when ``noise_multiplier`` is given.
+
+    delta : float, default=1e-5
+        Target delta, in (0, 1); use well below ``1 / n_samples``.
+
+    smoothing : float, default=1.0
+        Strength ``sigma >= 0`` of the Laplacian smoothing
+        ``(I + (-1)^n sigma L^n)^{-1}`` applied to the noisy gradient. ``0`` is plain DP-SGD.
+        The authors use 0.1 to 1.5. Smoothing favours neighbouring coordinates of the
+        gradient being alike, so it suits features whose order means something (pixels,
+        time series); with tabular features in arbitrary order it is an arbitrary prior.
+
+    smoothing_order : int, default=1
+        Power ``n >= 1`` of the Laplacian ``L``.
+
+    smoothing_blocks : {"per_tensor", "global"}, default="per_tensor"
+        ``"per_tensor"``: ``coef_`` flattened row-major is one vector to smooth and the
+        intercepts another (as the authors smooth each parameter tensor); ``"global"``: the
+        two are concatenated and smoothed as one vector.
+
+    max_grad_norm : float, default=1.0
+        Each example's gradient of the whole parameter vector (all coefficients and
+        intercepts) is scaled down to at most this Euclidean norm: the sensitivity ``C``.
+
+    noise_multiplier : float, default=None
+        Standard deviation of the Gaussian noise divided by ``max_grad_norm``. None: the
+        smallest one that meets ``(epsilon, delta)``. Given: used as is, ``epsilon`` is
+        ignored, and ``epsilon_`` reports what it achieves.
+
+    batch_size : int or "auto", default="auto"
+        Expected size of a batch. Batches are Poisson samples: every row enters
+        independently with probability ``batch_size / n_samples``. ``"auto"`` is
+        ``min(256, n_samples)``. At most ``n_samples``; ``n_samples`` uses every row at
+        every step (noisy full-batch gradient descent).
+
+    max_iter : int, default=10
+        Number of epochs. An epoch is ``round(n_samples / batch_size)`` steps (at least one),
+        so the number of steps ``n_steps_`` depends only on public values.
+
+    learning_rate : float, default=1.0
+        Constant step size. The step direction is an average gradient over the expected batch,
+        of norm at most about ``max_grad_norm``.
+
+    alpha : float, default=0.0
+        L2 penalty ``alpha / 2 * ||coef_||^2`` (the intercept is not penalised). Its gradient
+        depends on no data, so it is added after the noise and the smoothing.
+
+    fit_intercept : bool, default=True
+        Whether to fit intercepts. They are part of the clipped gradient.
+
+    average : bool, default=False
+        If True, ``coef_`` and ``intercept_`` are the average of the iterates after every
+        step rather than the last iterate (the averaged output of the convex analysis in
+        [1]_); it costs no privacy.
+
+    accounting : {"rdp", "pld"}, default="rdp"
+        Privacy accountant for the composition over steps: Renyi DP (fast) or privacy loss
+        distributions (tighter, slower to calibrate). See
+        :func:`~skprivate.accounting.dpsgd_epsilon`.
+
+    accountant : BudgetAccountant, default=None
+        A budget shared by several fits. The fit checks its planned spend against it before
+        reading any value of ``X`` and records ``(epsilon_, delta_)`` when it succeeds.
+
+    random_state : None, int, or numpy.random.Generator, default=None
+        Source of the noise and of the batches. None (use this for a release): a generator
+        seeded from the operating system. An int or a Generator makes the fit reproducible,
+        for tests and documentation only; anyone who knows the seed can remove the noise,
+        so the fit then emits a :class:`~skprivate.exceptions.PrivacyLeakWarning`.
+
+    verbose : int, default=0
+        0 prints nothing; more prints one line per epoch (epoch, steps, time; never a
+        value computed from the data).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Coefficients; one row for two classes (the decision function of ``classes_[1]``).
+
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Intercepts (zeros when ``fit_intercept=False``).
+
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when ``X`` has string column names.
+
+    epsilon_ : float
+        The epsilon the fit achieved at ``delta_`` (at most ``epsilon`` when the noise was
+        calibrated, and within 1 % of it).
+
+    delta_ : float
+        The delta of the guarantee.
+
+    noise_multiplier_ : float
+        The noise multiplier used.
+
+    sample_rate_ : float
+        The Poisson sampling rate ``batch_size / n_samples``.
+
+    n_steps_ : int
+        Number of noisy steps taken.
+
+    n_iter_ : int
+        Number of epochs run (``max_iter``).
+
+    privacy_report_ : PrivacyReport
+        The mechanism, its parameters, the guarantee and any caveats.
+
+    See Also
+    --------
+    DPLSSGDRegressor : The regression counterpart.
+    skprivate.laplacian_smooth : The smoothing operator.
+    skprivate.accounting.dpsgd_epsilon : The accounting of a fit.
+    sklearn.linear_model.SGDClassifier : The non-private analogue.
+
+    Notes
+    -----
+    **Guarantee.** The fitted model (``coef_``, ``intercept_``; and with ``verbose`` the
+    printed lines) is ``(epsilon_, delta_)``-differentially private with respect to adding or
+    removing one row of ``(X, y)``: the unit protected is one row, which is one person only
+    if each person contributes one row.
+
+    **Mechanism.** Each of the ``n_steps_`` steps draws a Poisson sample of the rows (rate
+    ``sample_rate_``), clips each sampled row's gradient of the whole parameter vector to
+    norm ``max_grad_norm`` and adds ``N(0, (noise_multiplier_ * max_grad_norm)^2 I)`` to
+    their sum: the sampled Gaussian mechanism [2]_. The steps compose in Renyi DP (or PLD
+    with ``accounting="pld"``) with dp-accounting, converted to ``(epsilon, delta)``.
+    Dividing by the expected batch size, smoothing, the L2 penalty, averaging and the step
+    only transform that noisy sum, so by post-processing [3]_ they leave the guarantee
+    unchanged: for every ``smoothing`` the cost is exactly that of DP-SGD with the same
+    noise, rate and steps.
+
+    **What must be public.** The number of rows ``n_samples`` (it sets the sampling rate and
+    the number of steps), the parameters, and every preprocessing: scale features with
+    bounds known without looking at the data (for example ``X / 16`` for 4-bit pixels),
+    not with a ``StandardScaler`` fitted on the private rows, which is outside the
+    guarantee. The classes are read from ``y`` without noise; pass labels whose set is
+    public.
+
+    **random_state.** None draws the noise from the operating system's entropy; an int
+    gives reproducible, and therefore not private, results.
+
+    References
+    ----------
+    .. [1] B. Wang, Q. Gu, M. Boedihardjo, F. Barekat and S. Osher, "DP-LSSGD: A stochastic
+       optimization method to lift the utility in privacy-preserving ERM", MSML 2020,
+       arXiv:1906.12056.
+    .. [2] I. Mironov, K. Talwar and L. Zhang, "Renyi differential privacy of the sampled
+       Gaussian mechanism", arXiv:1908.10530, 2019.
+    .. [3] C. Dwork and A. Roth, "The algorithmic foundations of differential privacy",
+       Foundations and Trends in TCS 9(3-4), 2014, Proposition 2.1.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from sklearn.model_selection import train_test_split
+    >>> from skprivate.linear_model import DPLSSGDClassifier
+    >>> X, y = load_digits(return_X_y=True)
+    >>> X = X / 16.0  # pixel values lie in [0, 16]: a public bound, not a data statistic
+    >>> X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    >>> clf = DPLSSGDClassifier(epsilon=1.0, random_state=0).fit(X_train, y_train)
+    >>> 0.99 <= clf.epsilon_ <= 1.0
+    True
+    >>> clf.score(X_test, y_test) > 0.75
+    True
+    """
+
+    _parameter_constraints = {
+        **_BaseDPLSSGD._parameter_constraints,
+        "loss": [StrOptions({"log_loss", "hinge"})],
+    }
+
+    def __init__(
+        self,
+        loss="log_loss",
+        *,
+        epsilon=1.0,
+        delta=1e-5,
+        smoothing=1.0,
+        smoothing_order=1,
+        smoothing_blocks="per_tensor",
+        max_grad_norm=1.0,
+        noise_multiplier=None,
+        batch_size="auto",
+        max_iter=10,
+        learning_rate=1.0,
+        alpha=0.0,
+        fit_intercept=True,
+        average=False,
+        accounting="rdp",
+        accountant=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.loss = loss
+        self.epsilon = epsilon
+        self.delta = delta
+        self.smoothing = smoothing
+        self.smoothing_order = smoothing_order
+        self.smoothing_blocks = smoothing_blocks
+        self.max_grad_norm = max_grad_norm
+        self.noise_multiplier = noise_multiplier
+        self.batch_size = batch_size
+        self.max_iter = max_iter
+        self.learning_rate = learning_rate
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.average = average
+        self.accounting = accounting
+        self.accountant = accountant
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the model with differentially private DP-LSSGD.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data, scaled with public bounds (see Notes). CSR matrices are used
+            without densifying.
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : DPLSSGDClassifier
+            The fitted classifier.
+        """
+        self._begin_private_fit(X)
+        rng = self._noise_rng()
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes in the data, but "
+                f"the data contain only one class: {self.classes_[0]!r}."
+            )
+        n_classes = len(self.classes_)
+        if n_classes == 2:
+            n_outputs, y_encoded = 1, y_index.astype(np.float64)
+        else:
+            n_outputs, y_encoded = n_classes, y_index
+        coef, intercept = self._fit_linear(X, y_encoded, rng, n_outputs)
+        self.coef_ = coef
+        self.intercept_ = intercept
+        return self
+
+    def decision_function(self, X):
+        """Confidence scores: the signed distance to the hyperplane of each class.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes, the score of ``classes_[1]`` (positive: predicted).
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predict class labels.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The predicted class of each row.
+        """
+        scores = self.decision_function(X)
+        index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes_[index]
+
+    def _has_log_loss(self):
+        return self.loss == "log_loss"
+
+    @available_if(_has_log_loss)
+    def predict_proba(self, X):
+        """Class probabilities (``loss="log_loss"`` only).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Probabilities of the classes, in the order of ``classes_``.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            positive = expit(scores)
+            return np.column_stack([1.0 - positive, positive])
+        return softmax(scores, axis=1)
+
+    @available_if(_has_log_loss)
+    def predict_log_proba(self, X):
+        """Logarithm of the class probabilities (``loss="log_loss"`` only).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Log-probabilities of the classes, in the order of ``classes_``.
+        """
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            scores = np.column_stack([np.zeros_like(scores), scores])
+        return scores - np.logaddexp.reduce(scores, axis=1, keepdims=True)
+
+
+class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
+    """Differentially private linear regression trained by DP-LSSGD.
+
+    DP-SGD (per-example clipping, Gaussian noise, Poisson-sampled batches) whose noisy
+    gradient is Laplacian-smoothed before each step, as in Wang et al. [1]_. ``smoothing=0``
+    is plain DP-SGD. The privacy budget ``(epsilon, delta)`` is met by calibrating the noise;
+    read the Notes for what it protects.
+
+    Parameters
+    ----------
+    loss : {"squared_error", "huber"}, default="squared_error"
+        ``"squared_error"``: ``(y - f(x))^2 / 2``. ``"huber"``: quadratic for residuals up to
+        ``huber_threshold`` in absolute value and linear beyond, which bounds the residual's
+        influence before clipping.
+
+    huber_threshold : float, default=1.0
+        Residual size at which the Huber loss turns linear (used by ``loss="huber"`` only;
+        not a privacy parameter).
+
+    epsilon : float, default=1.0
+        Target privacy budget, > 0: the noise multiplier is the smallest one whose epsilon at
+        ``delta`` is at most this. Ignored when ``noise_multiplier`` is given.
+
+    delta : float, default=1e-5
+        Target delta, in (0, 1); use well below ``1 / n_samples``.
+
+    smoothing : float, default=1.0
+        Strength ``sigma >= 0`` of the Laplacian smoothing
+        ``(I + (-1)^n sigma L^n)^{-1}`` applied to the noisy gradient. ``0`` is plain DP-SGD.
+        Smoothing favours neighbouring coefficients being alike, so it suits features whose
+        order means something; with tabular features in arbitrary order it is an arbitrary
+        prior.
+
+    smoothing_order : int, default=1
+        Power ``n >= 1`` of the Laplacian ``L``.
+
+    smoothing_blocks : {"per_tensor", "global"}, default="per_tensor"
+        ``"per_tensor"``: ``coef_`` is one vector to smooth and the intercept another (a
+        vector of length one, which smoothing leaves unchanged); ``"global"``: the two are
+        concatenated and smoothed as one vector.
+
+    max_grad_norm : float, default=1.0
+        Each example's gradient of the whole parameter vector (coefficients and intercept) is
+        scaled down to at most this Euclidean norm: the sensitivity ``C``.
+
+    noise_multiplier : float, default=None
+        Standard deviation of the Gaussian noise divided by ``max_grad_norm``. None: the
+        smallest one that meets ``(epsilon, delta)``. Given: used as is, ``epsilon`` is
+        ignored, and ``epsilon_`` reports what it achieves.
+
+    batch_size : int or "auto", default="auto"
+        Expected size of a batch. Batches are Poisson samples: every row enters
+        independently with probability ``batch_size / n_samples``. ``"auto"`` is
+        ``min(256, n_samples)``. At most ``n_samples``; ``n_samples`` uses every row at
+        every step (noisy full-batch gradient descent).
+
+    max_iter : int, default=10
+        Number of epochs. An epoch is ``round(n_samples / batch_size)`` steps (at least one).
+
+    learning_rate : float, default=1.0
+        Constant step size.
+
+    alpha : float, default=0.0
+        L2 penalty ``alpha / 2 * ||coef_||^2`` (the intercept is not penalised), added after
+        the noise and the smoothing.
+
+    fit_intercept : bool, default=True
+        Whether to fit an intercept. It is part of the clipped gradient.
+
+    average : bool, default=False
+        If True, ``coef_`` and ``intercept_`` are the average of the iterates after every
+        step rather than the last iterate; it costs no privacy.
+
+    accounting : {"rdp", "pld"}, default="rdp"
+        Privacy accountant for the composition over steps: Renyi DP (fast) or privacy loss
+        distributions (tighter, slower to calibrate).
+
+    accountant : BudgetAccountant, default=None
+        A budget shared by several fits. The fit checks its planned spend against it before
+        reading any value of ``X`` and records ``(epsilon_, delta_)`` when it succeeds.
+
+    random_state : None, int, or numpy.random.Generator, default=None
+        Source of the noise and of the batches. None (use this for a release): a generator
+        seeded from the operating system. An int or a Generator makes the fit reproducible,
+        for tests and documentation only, and the fit then emits a
+        :class:`~skprivate.exceptions.PrivacyLeakWarning`.
+
+    verbose : int, default=0
+        0 prints nothing; more prints one line per epoch (epoch, steps, time; never a
+        value computed from the data).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        Coefficients.
+
+    intercept_ : float
+        Intercept (0.0 when ``fit_intercept=False``).
+
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when ``X`` has string column names.
+
+    epsilon_ : float
+        The epsilon the fit achieved at ``delta_``.
+
+    delta_ : float
+        The delta of the guarantee.
+
+    noise_multiplier_ : float
+        The noise multiplier used.
+
+    sample_rate_ : float
+        The Poisson sampling rate ``batch_size / n_samples``.
+
+    n_steps_ : int
+        Number of noisy steps taken.
+
+    n_iter_ : int
+        Number of epochs run (``max_iter``).
+
+    privacy_report_ : PrivacyReport
+        The mechanism, its parameters, the guarantee and any caveats.
+
+    See Also
+    --------
+    DPLSSGDClassifier : The classification counterpart.
+    skprivate.laplacian_smooth : The smoothing operator.
+    sklearn.linear_model.SGDRegressor : The non-private analogue.
+
+    Notes
+    -----
+    **Guarantee.** The fitted model is ``(epsilon_, delta_)``-differentially private with
+    respect to adding or removing one row of ``(X, y)``: the unit protected is one row.
+
+    **Mechanism.** As for :class:`DPLSSGDClassifier`: ``n_steps_`` Poisson-subsampled
+    Gaussian steps on per-example gradients of the whole parameter vector clipped to
+    ``max_grad_norm`` [2]_, composed in Renyi DP (or PLD) with dp-accounting; smoothing,
+    penalty, averaging and the step are post-processing [3]_.
+
+    **What must be public.** ``n_samples``, the parameters, and the scaling of ``X`` and of
+    ``y``: bring both to about unit range with bounds known without looking at the data.
+    Clipping bounds each row's influence whatever its values, but targets far from zero
+    (say in the hundreds) make almost every gradient clipped and learning slow.
+
+    **random_state.** None draws the noise from the operating system's entropy; an int
+    gives reproducible, and therefore not private, results.
+
+    References
+    ----------
+    .. [1] B. Wang, Q. Gu, M. Boedihardjo, F. Barekat and S. Osher, "DP-LSSGD: A stochastic
+       optimization method to lift the utility in privacy-preserving ERM", MSML 2020,
+       arXiv:1906.12056.
+    .. [2] I. Mironov, K. Talwar and L. Zhang, "Renyi differential privacy of the sampled
+       Gaussian mechanism", arXiv:1908.10530, 2019.
+    .. [3] C. Dwork and A. Roth, "The algorithmic foundations of differential privacy",
+       Foundations and Trends in TCS 9(3-4), 2014, Proposition 2.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivate.linear_model import DPLSSGDRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(5000, 4))  # features with public bounds [-1, 1]
+    >>> y = X @ np.array([0.5, -0.4, 0.3, 0.0]) + 0.1 * rng.normal(size=5000)
+    >>> reg = DPLSSGDRegressor(epsilon=1.0, random_state=0).fit(X, y)
+    >>> reg.coef_.shape
+    (4,)
+    >>> reg.score(X, y) > 0.8
+    True
+    """
+
+    _parameter_constraints = {
+        **_BaseDPLSSGD._parameter_constraints,
+        "loss": [StrOptions({"squared_error", "huber"})],
+        "huber_threshold": [Interval(Real, 0, np.inf, closed="neither")],
+    }
+
+    def __init__(
+        self,
+        loss="squared_error",
+        *,
+        huber_threshold=1.0,
+        epsilon=1.0,
+        delta=1e-5,
+        smoothing=1.0,
+        smoothing_order=1,
+        smoothing_blocks="per_tensor",
+        max_grad_norm=1.0,
+        noise_multiplier=None,
+        batch_size="auto",
+        max_iter=10,
+        learning_rate=1.0,
+        alpha=0.0,
+        fit_intercept=True,
+        average=False,
+        accounting="rdp",
+        accountant=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.loss = loss
+        self.huber_threshold = huber_threshold
+        self.epsilon = epsilon
+        self.delta = delta
+        self.smoothing = smoothing
+        self.smoothing_order = smoothing_order
+        self.smoothing_blocks = smoothing_blocks
+        self.max_grad_norm = max_grad_norm
+        self.noise_multiplier = noise_multiplier
+        self.batch_size = batch_size
+        self.max_iter = max_iter
+        self.learning_rate = learning_rate
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.average = average
+        self.accounting = accounting
+        self.accountant = accountant
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the model with differentially private DP-LSSGD.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data, scaled with public bounds (see Notes). CSR matrices are used
+            without densifying.
+        y : array-like of shape (n_samples,)
+            Targets, scaled with public bounds.
+
+        Returns
+        -------
+        self : DPLSSGDRegressor
+            The fitted regressor.
+        """
+        self._begin_private_fit(X)
+        rng = self._noise_rng()
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True
+        )
+        coef, intercept = self._fit_linear(
+            X, y.astype(np.float64, copy=False), rng, 1, self.huber_threshold
+        )
+        self.coef_ = coef.ravel()
+        self.intercept_ = float(intercept[0])
+        return self
+
+    def predict(self, X):
+        """Predict targets.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The predicted targets.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return np.asarray(X @ self.coef_).ravel() + self.intercept_

@@ -1,0 +1,252 @@
+"""The noisy training loop shared by the DP-LSSGD linear estimators.
+
+One step of the loop (Wang, Gu, Boedihardjo, Barekat and Osher, "DP-LSSGD", 2019, with the
+corrections of skprivate's algorithm spec, section 1.3):
+
+1. Poisson-sample a batch: each row independently with probability ``q``.
+2. Compute each sampled row's gradient of the *whole* parameter vector (coefficients and
+   intercepts together) and clip it to Euclidean norm ``C``.
+3. Sum, add ``N(0, (z C)^2 I)``, divide by the expected batch size ``q n``.
+4. Smooth with ``(I + (-1)^p sigma L^p)^{-1}``, per block (post-processing, see below).
+5. Add the L2 penalty's gradient (data-independent, post-processing) and step.
+
+Privacy (add/remove-one-row neighbours): steps 1-3 are the sampled Gaussian mechanism of
+Mironov, Talwar and Zhang (2019): sensitivity ``C`` because one row changes the clipped sum by
+one clipped gradient, rate ``q``, noise multiplier ``z``. Every later step, including the
+smoothing, only transforms the noisy sum and public values (the current iterate, which is
+itself a function of earlier noisy sums), so by the post-processing property of differential
+privacy (Dwork and Roth 2014, Proposition 2.1; the "DP-LSSGD - Recap" slide of Osher's talk)
+the whole run costs exactly what ``T`` steps of DP-SGD cost, for every smoothing strength.
+The batch indices must stay secret for the subsampling amplification, so they are drawn from
+the same generator as the noise.
+"""
+
+import time
+
+import numpy as np
+from scipy.special import expit
+
+from ..smoothing import laplacian_smooth
+
+__all__ = []
+
+
+# --- losses: derivative of each example's loss with respect to its K outputs --------------
+#
+# Each function maps outputs F of shape (b, K) and encoded targets y of shape (b,) to the
+# residuals R = dloss/dF of shape (b, K). The per-example gradient of the parameters
+# (W of shape (K, d), intercept of shape (K,)) is then the outer product r_i x_i^T (and r_i).
+
+
+def _log_loss_binary(F, y):
+    # Logistic loss with one output: the softmax of two outputs with the first pinned at 0.
+    return expit(F) - y[:, None]
+
+
+def _log_loss_multinomial(F, y):
+    F = F - F.max(axis=1, keepdims=True)  # overflow-free softmax
+    P = np.exp(F)
+    P /= P.sum(axis=1, keepdims=True)
+    P[np.arange(len(y)), y] -= 1.0
+    return P
+
+
+def _hinge_binary(F, y):
+    sign = 2.0 * y[:, None] - 1.0
+    return np.where(sign * F < 1.0, -sign, 0.0)
+
+
+def _hinge_weston_watkins(F, y):
+    # sum_{j != y} max(0, 1 + F_j - F_y): every violated margin pushes F_j up and F_y down.
+    rows = np.arange(len(y))
+    active = (F - F[rows, y][:, None] + 1.0) > 0
+    active[rows, y] = False
+    R = active.astype(F.dtype)
+    R[rows, y] = -active.sum(axis=1)
+    return R
+
+
+def _squared_error(F, y):
+    return F - y[:, None]
+
+
+def _huber(threshold):
+    def residual(F, y):
+        return np.clip(F - y[:, None], -threshold, threshold)
+
+    return residual
+
+
+def residual_function(loss, n_outputs, huber_threshold=None):
+    """The residual function of ``loss`` for a model with ``n_outputs`` outputs."""
+    if loss == "log_loss":
+        return _log_loss_binary if n_outputs == 1 else _log_loss_multinomial
+    if loss == "hinge":
+        return _hinge_binary if n_outputs == 1 else _hinge_weston_watkins
+    if loss == "squared_error":
+        return _squared_error
+    if loss == "huber":
+        return _huber(float(huber_threshold))
+    raise ValueError(f"Unknown loss {loss!r}.")  # pragma: no cover - validated before
+
+
+# --- the data-dependent part of a step, without noise --------------------------------------
+
+
+def squared_row_norms(X):
+    """Squared Euclidean norm of each row of a dense array or a CSR matrix."""
+    if hasattr(X, "multiply"):
+        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    return np.einsum("ij,ij->i", X, X)
+
+
+def clipped_gradient_sum(
+    X, y, coef, intercept, residual, max_grad_norm, fit_intercept, sq_row_norms
+):
+    """Sum over the rows of ``X`` of per-example gradients, each clipped to ``max_grad_norm``.
+
+    The gradient of row ``i`` with respect to ``(coef, intercept)`` is ``(r_i x_i^T, r_i)``,
+    whose Euclidean norm is ``||r_i|| sqrt(||x_i||^2 + fit_intercept)``. Scaling ``r_i`` by
+    ``c_i = min(1, C / norm_i)`` clips the whole gradient, and the clipped sum is then a single
+    product ``(c R)^T X``: no per-example loop, and a CSR ``X`` is never densified.
+
+    Parameters
+    ----------
+    X : ndarray or CSR matrix of shape (b, d)
+    y : ndarray of shape (b,)
+        Encoded targets, as ``residual`` expects them.
+    coef : ndarray of shape (K, d)
+    intercept : ndarray of shape (K,)
+    residual : callable
+        From :func:`residual_function`.
+    max_grad_norm : float
+        Clipping norm ``C``.
+    fit_intercept : bool
+    sq_row_norms : ndarray of shape (b,)
+        ``||x_i||^2`` for the rows of ``X``.
+
+    Returns
+    -------
+    grad_coef : ndarray of shape (K, d)
+    grad_intercept : ndarray of shape (K,)
+        Zero when ``fit_intercept`` is False.
+    """
+    K, d = coef.shape
+    if X.shape[0] == 0:
+        return np.zeros((K, d)), np.zeros(K)
+    F = np.asarray(X @ coef.T)
+    if fit_intercept:
+        F = F + intercept
+    R = residual(F, y)
+    norms = np.sqrt(np.einsum("ij,ij->i", R, R) * (sq_row_norms + float(fit_intercept)))
+    with np.errstate(divide="ignore"):
+        scale = np.minimum(1.0, max_grad_norm / norms)  # norm 0: C/0 = inf, scale 1
+    R *= scale[:, None]
+    grad_coef = np.asarray(X.T @ R).T
+    grad_intercept = R.sum(axis=0) if fit_intercept else np.zeros(K)
+    return grad_coef, grad_intercept
+
+
+def poisson_batch(rng, n_samples, sample_rate):
+    """Indices of a Poisson sample: every row independently with probability ``sample_rate``.
+
+    Drawn as a Binomial(n, q) size and then a uniform subset of that size, which has exactly
+    the distribution of independent inclusions, at a cost in the batch size rather than in n.
+    The indices are sorted (cheaper row slicing of CSR matrices; a set has no order anyway).
+    """
+    if sample_rate >= 1.0:
+        return np.arange(n_samples)
+    size = rng.binomial(n_samples, sample_rate)
+    return np.sort(rng.choice(n_samples, size=size, replace=False))
+
+
+def smooth_blocks(flat, n_coef, sigma, order, blocks):
+    """Laplacian-smooth the flat gradient ``[coef.ravel(), intercept]`` block by block."""
+    if sigma == 0:
+        return flat
+    if blocks == "global":
+        return laplacian_smooth(flat, sigma, order)
+    # "per_tensor": coef (row-major, as the authors flatten a weight tensor) and the intercept
+    # are separate vectors, so the periodic boundary never joins a weight to a bias.
+    out = np.empty_like(flat)
+    out[:n_coef] = laplacian_smooth(flat[:n_coef], sigma, order)
+    out[n_coef:] = laplacian_smooth(flat[n_coef:], sigma, order)
+    return out
+
+
+def run_dplssgd(
+    X,
+    y,
+    *,
+    residual,
+    n_outputs,
+    sample_rate,
+    n_steps,
+    steps_per_epoch,
+    noise_multiplier,
+    max_grad_norm,
+    learning_rate,
+    alpha,
+    smoothing,
+    smoothing_order,
+    smoothing_blocks,
+    fit_intercept,
+    average,
+    rng,
+    noise,
+    verbose=0,
+    name="DPLSSGD",
+):
+    """Run ``n_steps`` noisy steps from zero and return ``(coef, intercept)``.
+
+    ``noise(sigma, size, rng)`` draws the Gaussian noise (skprivate.mechanisms.gaussian_noise);
+    ``rng`` is the generator both the batches and the noise come from.
+    """
+    n_samples, n_features = X.shape
+    K = n_outputs
+    coef = np.zeros((K, n_features))
+    intercept = np.zeros(K)
+    n_coef = K * n_features
+    n_params = n_coef + (K if fit_intercept else 0)
+    sq_norms = squared_row_norms(X)
+    noise_std = noise_multiplier * max_grad_norm
+    # Dividing by the expected batch size, a public number, keeps the step data-independent in
+    # scale (dividing by the drawn batch size would make the step size itself private).
+    expected_batch = sample_rate * n_samples
+    if average:
+        coef_sum = np.zeros_like(coef)
+        intercept_sum = np.zeros_like(intercept)
+    start = time.perf_counter()
+    for step in range(n_steps):
+        idx = poisson_batch(rng, n_samples, sample_rate)
+        grad_coef, grad_intercept = clipped_gradient_sum(
+            X[idx], y[idx], coef, intercept, residual, max_grad_norm, fit_intercept,
+            sq_norms[idx],
+        )
+        flat = np.empty(n_params)
+        flat[:n_coef] = grad_coef.ravel()
+        flat[n_coef:] = grad_intercept[: n_params - n_coef]
+        flat += noise(noise_std, n_params, rng)
+        flat /= expected_batch
+        # Everything below only post-processes the noisy sum (see the module docstring).
+        flat = smooth_blocks(flat, n_coef, smoothing, smoothing_order, smoothing_blocks)
+        direction = flat[:n_coef].reshape(K, n_features)
+        if alpha:
+            direction = direction + alpha * coef
+        coef -= learning_rate * direction
+        if fit_intercept:
+            intercept -= learning_rate * flat[n_coef:]
+        if average:
+            coef_sum += coef
+            intercept_sum += intercept
+        if verbose and (step + 1) % steps_per_epoch == 0:
+            # Only public quantities are printed: a loss or accuracy would read the private
+            # data outside the privacy guarantee.
+            epoch = (step + 1) // steps_per_epoch
+            print(
+                f"{name}: epoch {epoch}, {step + 1}/{n_steps} steps, "
+                f"{time.perf_counter() - start:.2f} s"
+            )
+    if average:
+        return coef_sum / n_steps, intercept_sum / n_steps
+    return coef, intercept

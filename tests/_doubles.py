@@ -1,0 +1,56 @@
+"""A minimal differentially private estimator used to test the shared machinery on its own.
+
+It releases the mean of the labels (clipped to [0, 1]) over a Poisson subsample, with
+Gaussian noise on the sum: one step of the sampled Gaussian mechanism, so its cost depends on
+the number of rows and it carries a dp-accounting event, like DP-SGD.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skprivate.accounting import dpsgd_epsilon, dpsgd_event
+from skprivate.base import DPEstimatorMixin
+
+
+class NoisyMeanRegressor(DPEstimatorMixin, RegressorMixin, BaseEstimator):
+    _parameter_constraints = {
+        **DPEstimatorMixin._dp_parameter_constraints,
+        "noise_multiplier": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, noise_multiplier=2.0, batch_size=20, epsilon=1.0, delta=1e-5,
+                 accountant=None, random_state=None):
+        self.noise_multiplier = noise_multiplier
+        self.batch_size = batch_size
+        self.epsilon = epsilon  # unused by the mechanism: the noise is given
+        self.delta = delta
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def _privacy_plan(self, n_samples):
+        q = min(1.0, self.batch_size / n_samples)
+        eps = dpsgd_epsilon(self.noise_multiplier, q, 1, self.delta)
+        return self._privacy_spend(eps, self.delta, dpsgd_event(self.noise_multiplier, q, 1))
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        plan = self._begin_private_fit(X)
+        X, y = validate_data(self, X, y, y_numeric=True)
+        rng = self._noise_rng()
+        n = X.shape[0]
+        q = min(1.0, self.batch_size / n)
+        chosen = rng.random(n) < q
+        total = np.clip(y[chosen], 0, 1).sum() + rng.normal(0, self.noise_multiplier)
+        self.mean_ = total / (q * n)
+        self._finish_private_fit(plan, {"mechanism": "sampled Gaussian"}, n)
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        return np.full(X.shape[0], self.mean_)

@@ -1,0 +1,94 @@
+"""scikit-learn's common estimator checks over every public skprivate estimator."""
+
+import warnings
+
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from skprivate.exceptions import PrivacyLeakWarning
+from skprivate.utils import all_estimators
+
+ESTIMATORS = all_estimators()
+
+
+def _small_data_instance(cls):
+    # sklearn's checks use 10 to 100 rows: the default expected batch of 256 rows is larger
+    # than that, and the default single epoch of so few noisy steps would not learn the
+    # tiny problems some checks verify. A larger budget keeps these checks about the API.
+    params = {}
+    names = cls().get_params()
+    if "batch_size" in names:
+        params["batch_size"] = 5
+    if "epsilon" in names:
+        params["epsilon"] = 8.0
+    if "max_iter" in names:
+        params["max_iter"] = 20
+    return cls(**params)
+
+
+# Every expected failure, with its reason. Keep this empty unless a check contradicts what
+# differential privacy requires.
+EXPECTED_FAILURES = {}
+
+
+def _expected_failed_checks(estimator):
+    return EXPECTED_FAILURES.get(type(estimator).__name__, {})
+
+
+@pytest.mark.filterwarnings("ignore::skprivate.exceptions.PrivacyLeakWarning")
+@parametrize_with_checks(
+    [_small_data_instance(cls) for _, cls in ESTIMATORS],
+    expected_failed_checks=_expected_failed_checks,
+)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+
+def test_every_public_estimator_is_found():
+    names = {name for name, _ in ESTIMATORS}
+    assert {"DPLSSGDClassifier", "DPLSSGDRegressor"} <= names
+
+
+@pytest.mark.parametrize("name, cls", ESTIMATORS)
+def test_dp_estimators_share_the_privacy_vocabulary(name, cls):
+    params = cls().get_params()
+    for required in ("epsilon", "delta", "accountant", "random_state"):
+        assert required in params, f"{name} lacks the {required!r} parameter"
+    assert params["delta"] > 0 and params["delta"] < 1
+    assert params["random_state"] is None, "default noise must come from the OS"
+
+
+@pytest.mark.parametrize("name, cls", ESTIMATORS)
+def test_docstring_documents_every_parameter(name, cls):
+    doc = cls.__doc__ or ""
+    for param in cls().get_params():
+        assert f"{param} :" in doc, f"{name} docstring does not document {param!r}"
+    for section in ("Parameters", "Attributes", "Notes", "Examples"):
+        assert section in doc, f"{name} docstring lacks a {section} section"
+
+
+def test_import_does_not_import_torch():
+    import subprocess
+    import sys
+
+    code = "import sys, skprivate, skprivate.accounting; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_no_output_and_at_most_one_privacy_warning_per_fit(capsys):
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import MinMaxScaler
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = MinMaxScaler().fit_transform(X)  # a test: in a release, scale with public bounds
+    for name, cls in ESTIMATORS:
+        est = cls(random_state=0)
+        target = y if hasattr(est, "predict_proba") or "Classifier" in name else y.astype(float)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est.fit(X, target)
+        privacy = [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+        assert len(privacy) == 1, name
+        assert "random_state=0" in str(privacy[0].message)
+    assert capsys.readouterr().out == ""
