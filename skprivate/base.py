@@ -12,10 +12,13 @@ and task mixins. Its ``fit`` follows one order, the order in which privacy can g
 """
 
 import html
+import os
+import sys
 import warnings
 from numbers import Real
 
 import numpy as np
+import sklearn
 from sklearn.utils._param_validation import Interval
 
 from .accounting._budget import BudgetAccountant, PrivacySpend
@@ -63,6 +66,23 @@ class PrivacyReport(dict):
             for k, v in self.items()
         )
         return f"<table class='skprivate-privacy-report'>{rows}</table>"
+
+
+_LIBRARY_DIRS = tuple(
+    os.path.dirname(module.__file__) + os.sep for module in (sys.modules["skprivate"], sklearn)
+)
+
+
+def _user_stacklevel():
+    """Stack level of the first caller outside skprivate and scikit-learn, for warnings.
+
+    Fits are wrapped by scikit-learn (``_fit_context``, Pipeline, GridSearchCV), so a fixed
+    level would point into library code; the user's line is what the warning should name.
+    """
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_LIBRARY_DIRS):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _n_rows(X):
@@ -174,8 +194,7 @@ class DPEstimatorMixin:
                 f"{type(self).__name__}: the privacy guarantee (epsilon={self.epsilon_:.4g}, "
                 f"delta={self.delta_:.3g}) is weaker than stated: " + "; ".join(caveats) + ".",
                 PrivacyLeakWarning,
-                # user code -> sklearn's _fit_context wrapper -> fit -> here
-                stacklevel=4,
+                stacklevel=_user_stacklevel(),
             )
 
     def _privacy_spend(self, epsilon, delta, event=None):

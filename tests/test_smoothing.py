@@ -119,8 +119,9 @@ def test_sigma_of_wrong_type(sigma):
         laplacian_smooth(np.ones(4), sigma)
 
 
-@pytest.mark.parametrize("order, error", [(0, ValueError), (-2, ValueError), (1.5, TypeError),
-                                          (True, TypeError)])
+@pytest.mark.parametrize(
+    "order, error", [(0, ValueError), (-2, ValueError), (1.5, TypeError), (True, TypeError)]
+)
 def test_bad_order(order, error):
     with pytest.raises(error, match="order"):
         laplacian_smooth(np.ones(4), 1.0, order=order)
@@ -131,3 +132,16 @@ def test_scalar_and_complex_input():
         laplacian_smooth(3.0, 1.0)
     with pytest.raises(TypeError, match="real"):
         laplacian_smooth(np.ones(4, dtype=complex), 1.0)
+
+
+@pytest.mark.parametrize("m", [2, 3, 100, 256, 257, 1000])
+@pytest.mark.parametrize("order", [1, 3])
+def test_prepared_smoother_matches(m, order):
+    # Training loops use a prepared operator (a circulant matrix up to 256 coordinates, the
+    # FFT beyond): the same operator as laplacian_smooth.
+    from skprivate.smoothing import _make_smoother
+
+    g = np.random.default_rng(m).normal(size=m)
+    apply = _make_smoother(m, 1.5, order)
+    np.testing.assert_allclose(apply(g), laplacian_smooth(g, 1.5, order), atol=1e-12)
+    assert _make_smoother(m, 0.0, order) is None and _make_smoother(1, 1.5, order) is None

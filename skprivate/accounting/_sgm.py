@@ -149,8 +149,9 @@ def dpsgd_epsilon(noise_multiplier, sample_rate, steps, delta, accountant="rdp")
     delta : float in (0, 1)
         Target delta.
     accountant : {"rdp", "pld"}, default="rdp"
-        ``"rdp"``: Renyi DP (Mironov, Talwar and Zhang 2019) over :data:`DEFAULT_RDP_ORDERS`,
-        converted with Canonne, Kamath and Steinke (2020), Prop. 12; fast and slightly loose.
+        ``"rdp"``: Renyi DP (Mironov, Talwar and Zhang 2019) over the orders in
+        ``skprivate.accounting.DEFAULT_RDP_ORDERS``, converted with Canonne, Kamath and
+        Steinke (2020), Prop. 12; fast and slightly loose.
         ``"pld"``: privacy loss distributions (dp-accounting's pessimistic estimate,
         discretisation 1e-4); tight, slower.
 
@@ -197,7 +198,7 @@ def _fast_rdp_epsilon(noise_multiplier, sample_rate, steps, delta):
     ``RDP(alpha) = log(A_alpha) / (alpha - 1)``. It is the quantity dp-accounting computes
     order by order in Python; here all orders are one ragged array expression (about 18,000
     terms), which makes the calibration search cheap. It uses a subset of
-    :data:`DEFAULT_RDP_ORDERS`, so it is never below :func:`dpsgd_epsilon`.
+    ``skprivate.accounting.DEFAULT_RDP_ORDERS``, so it is never below :func:`dpsgd_epsilon`.
     """
     q, z = float(sample_rate), float(noise_multiplier)
     alpha, k, log_binom, starts = _TERMS

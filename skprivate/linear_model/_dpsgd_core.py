@@ -26,7 +26,7 @@ import time
 import numpy as np
 from scipy.special import expit
 
-from ..smoothing import laplacian_smooth
+from ..smoothing import _make_smoother
 
 __all__ = []
 
@@ -136,12 +136,11 @@ def clipped_gradient_sum(
         return np.zeros((K, d)), np.zeros(K)
     F = np.asarray(X @ coef.T)
     if fit_intercept:
-        F = F + intercept
+        F += intercept
     R = residual(F, y)
     norms = np.sqrt(np.einsum("ij,ij->i", R, R) * (sq_row_norms + float(fit_intercept)))
-    with np.errstate(divide="ignore"):
-        scale = np.minimum(1.0, max_grad_norm / norms)  # norm 0: C/0 = inf, scale 1
-    R *= scale[:, None]
+    # min(1, C / norm) without dividing by a zero norm: C / max(norm, C).
+    R *= (max_grad_norm / np.maximum(norms, max_grad_norm))[:, None]
     grad_coef = np.asarray(X.T @ R).T
     grad_intercept = R.sum(axis=0) if fit_intercept else np.zeros(K)
     return grad_coef, grad_intercept
@@ -152,26 +151,36 @@ def poisson_batch(rng, n_samples, sample_rate):
 
     Drawn as a Binomial(n, q) size and then a uniform subset of that size, which has exactly
     the distribution of independent inclusions, at a cost in the batch size rather than in n.
-    The indices are sorted (cheaper row slicing of CSR matrices; a set has no order anyway).
+    The indices are sorted (cheaper row slicing of CSR matrices; a set has no order anyway),
+    so the subset need not be shuffled.
     """
     if sample_rate >= 1.0:
         return np.arange(n_samples)
     size = rng.binomial(n_samples, sample_rate)
-    return np.sort(rng.choice(n_samples, size=size, replace=False))
+    return np.sort(rng.choice(n_samples, size=size, replace=False, shuffle=False))
 
 
-def smooth_blocks(flat, n_coef, sigma, order, blocks):
-    """Laplacian-smooth the flat gradient ``[coef.ravel(), intercept]`` block by block."""
+def make_block_smoother(n_coef, n_params, sigma, order, blocks):
+    """A function smoothing the flat gradient ``[coef.ravel(), intercept]`` in place, or None.
+
+    ``"per_tensor"``: the coefficients (row-major, as the authors flatten a weight tensor)
+    and the intercepts are separate vectors, so the periodic boundary never joins a weight to
+    a bias. ``"global"``: one vector.
+    """
     if sigma == 0:
-        return flat
+        return None
     if blocks == "global":
-        return laplacian_smooth(flat, sigma, order)
-    # "per_tensor": coef (row-major, as the authors flatten a weight tensor) and the intercept
-    # are separate vectors, so the periodic boundary never joins a weight to a bias.
-    out = np.empty_like(flat)
-    out[:n_coef] = laplacian_smooth(flat[:n_coef], sigma, order)
-    out[n_coef:] = laplacian_smooth(flat[n_coef:], sigma, order)
-    return out
+        spans = [(0, n_params)]
+    else:
+        spans = [(0, n_coef), (n_coef, n_params)]
+    parts = [(start, stop, _make_smoother(stop - start, sigma, order)) for start, stop in spans]
+    parts = [part for part in parts if part[2] is not None]  # identity on length <= 1
+
+    def smooth(flat):
+        for start, stop, apply in parts:
+            flat[start:stop] = apply(flat[start:stop])
+
+    return smooth
 
 
 def run_dplssgd(
@@ -204,41 +213,54 @@ def run_dplssgd(
     """
     n_samples, n_features = X.shape
     K = n_outputs
-    coef = np.zeros((K, n_features))
-    intercept = np.zeros(K)
     n_coef = K * n_features
     n_params = n_coef + (K if fit_intercept else 0)
+    # One flat parameter vector with coef and intercept as views, so that a step is one
+    # vector operation.
+    theta = np.zeros(n_params)
+    coef = theta[:n_coef].reshape(K, n_features)
+    intercept = theta[n_coef:] if fit_intercept else np.zeros(K)
+    theta_sum = np.zeros(n_params) if average else None
     sq_norms = squared_row_norms(X)
+    if isinstance(X, np.ndarray):
+
+        def rows(idx):
+            return X.take(idx, axis=0)
+    else:
+        rows = X.__getitem__
+    smooth = make_block_smoother(n_coef, n_params, smoothing, smoothing_order, smoothing_blocks)
     noise_std = noise_multiplier * max_grad_norm
     # Dividing by the expected batch size, a public number, keeps the step data-independent in
     # scale (dividing by the drawn batch size would make the step size itself private).
     expected_batch = sample_rate * n_samples
-    if average:
-        coef_sum = np.zeros_like(coef)
-        intercept_sum = np.zeros_like(intercept)
     start = time.perf_counter()
     for step in range(n_steps):
         idx = poisson_batch(rng, n_samples, sample_rate)
         grad_coef, grad_intercept = clipped_gradient_sum(
-            X[idx], y[idx], coef, intercept, residual, max_grad_norm, fit_intercept,
-            sq_norms[idx],
+            rows(idx) if len(idx) < n_samples else X,
+            y.take(idx),
+            coef,
+            intercept,
+            residual,
+            max_grad_norm,
+            fit_intercept,
+            sq_norms.take(idx),
         )
-        flat = np.empty(n_params)
-        flat[:n_coef] = grad_coef.ravel()
-        flat[n_coef:] = grad_intercept[: n_params - n_coef]
-        flat += noise(noise_std, n_params, rng)
-        flat /= expected_batch
-        # Everything below only post-processes the noisy sum (see the module docstring).
-        flat = smooth_blocks(flat, n_coef, smoothing, smoothing_order, smoothing_blocks)
-        direction = flat[:n_coef].reshape(K, n_features)
-        if alpha:
-            direction = direction + alpha * coef
-        coef -= learning_rate * direction
+        flat = noise(noise_std, n_params, rng)
+        flat[:n_coef] += grad_coef.ravel()
         if fit_intercept:
-            intercept -= learning_rate * flat[n_coef:]
+            flat[n_coef:] += grad_intercept
+        flat /= expected_batch
+        # From here on only the noisy sum and public values are used: post-processing (Dwork
+        # and Roth 2014, Prop. 2.1; slide "DP-LSSGD - Recap"), so for every smoothing strength
+        # the privacy cost is that of the DP-SGD step above.
+        if smooth is not None:
+            smooth(flat)
+        if alpha:
+            flat[:n_coef] += alpha * theta[:n_coef]
+        theta -= learning_rate * flat
         if average:
-            coef_sum += coef
-            intercept_sum += intercept
+            theta_sum += theta
         if verbose and (step + 1) % steps_per_epoch == 0:
             # Only public quantities are printed: a loss or accuracy would read the private
             # data outside the privacy guarantee.
@@ -248,5 +270,7 @@ def run_dplssgd(
                 f"{time.perf_counter() - start:.2f} s"
             )
     if average:
-        return coef_sum / n_steps, intercept_sum / n_steps
+        theta = theta_sum / n_steps
+    coef = theta[:n_coef].reshape(K, n_features).copy()
+    intercept = theta[n_coef:].copy() if fit_intercept else np.zeros(K)
     return coef, intercept

@@ -163,7 +163,9 @@ def test_pickled_copy_in_another_process_is_detached_until_reattached(tmp_path):
         "try:\n    acc.spend(1.0)\nexcept AccountantDetachedError:\n    print('refused')\n"
         "acc.reattach(); acc.spend(1.0); print(acc.total()[0])\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
     assert out.stdout.split() == ["refused", "2.0"]
     # In the same process a pickle round trip is the same ledger's snapshot, not detached.
     same = pickle.loads(pickle.dumps(acc))

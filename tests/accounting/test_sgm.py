@@ -111,21 +111,43 @@ def test_epsilon_decreases_with_noise_and_grows_with_steps_and_rate():
     delta=st.sampled_from([1e-7, 1e-6, 1e-5, 1e-3]),
 )
 def test_rdp_calibration_never_overshoots_and_is_within_one_percent(target, q, steps, delta):
-    start = time.perf_counter()
     try:
         z = dpsgd_noise_multiplier(target, q, steps, delta)
     except InfeasiblePrivacyError:
         return
-    elapsed = time.perf_counter() - start
     eps = dpsgd_epsilon(z, q, steps, delta)
     assert eps <= target
     if z > 0.0100001:  # at the smallest noise searched a huge target may not be reached
         assert eps >= 0.99 * target
-    assert elapsed < 1.5  # target 1 s; the slack is for a loaded CI machine
+
+
+def _best_time(fun, repeats=2):
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fun()
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 @pytest.mark.parametrize(
-    "target, q, steps", [(1.0, 0.01, 1000), (0.5, 0.001, 10_000), (8.0, 0.1, 100), (2.0, 0.05, 5000)]
+    "target, q, steps",
+    [
+        (1.0, 0.01, 1000),
+        (0.5, 0.001, 10_000),
+        (8.0, 0.1, 100),
+        (3.0, 0.125, 2),
+        (4.0, 0.05, 10_000),
+    ],
+)
+def test_rdp_calibration_takes_under_a_second(target, q, steps):
+    # Best of two runs, so that a busy CI machine does not decide the outcome.
+    assert _best_time(lambda: dpsgd_noise_multiplier(target, q, steps, DELTA)) < 1.0
+
+
+@pytest.mark.parametrize(
+    "target, q, steps",
+    [(1.0, 0.01, 1000), (0.5, 0.001, 10_000), (8.0, 0.1, 100), (2.0, 0.05, 5000)],
 )
 def test_pld_calibration_never_overshoots_and_is_within_one_percent(target, q, steps):
     start = time.perf_counter()
@@ -133,7 +155,7 @@ def test_pld_calibration_never_overshoots_and_is_within_one_percent(target, q, s
     elapsed = time.perf_counter() - start
     eps = dpsgd_epsilon(z, q, steps, DELTA, accountant="pld")
     assert 0.99 * target <= eps <= target
-    assert elapsed < 15.0  # target 10 s
+    assert elapsed < 10.0
 
 
 def test_pld_needs_less_noise_than_rdp():
