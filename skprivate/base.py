@@ -124,18 +124,23 @@ class DPEstimatorMixin:
         raise NotImplementedError
 
     def _begin_private_fit(self, X):
-        """Plan the spend from ``X``'s shape and check it against the accountant.
+        """Plan the spend from ``X``'s shape and reserve it in the accountant.
 
-        Call after parameter validation and before reading any value of ``X``. Returns the
-        planned :class:`~skprivate.accounting.PrivacySpend` (None when ``X`` has no length,
-        in which case data validation will raise).
+        Call after parameter validation and before reading any value of ``X``: a budget
+        overrun raises :class:`~skprivate.exceptions.BudgetExceededError` here, before
+        anything was spent. Returns the planned
+        :class:`~skprivate.accounting.PrivacySpend` (None when ``X`` has no length, in which
+        case data validation will raise).
         """
         n_samples = _n_rows(X)
         if n_samples is None or n_samples < 1:
             return None
         plan = self._privacy_plan(n_samples)
+        # Reserve the planned spend (check and record in one step), so that concurrent fits
+        # sharing the accountant cannot both pass the check; settled in _finish_private_fit.
+        self._reserved_spend = plan
         if self.accountant is not None:
-            self.accountant.check(plan)
+            self.accountant.spend(plan)
         return plan
 
     def _noise_rng(self):
@@ -188,7 +193,7 @@ class DPEstimatorMixin:
         full["caveats"] = caveats
         self.privacy_report_ = full
         if self.accountant is not None:
-            self.accountant.spend(spend)
+            self.accountant._settle(getattr(self, "_reserved_spend", None), spend)
         if caveats:
             warnings.warn(
                 f"{type(self).__name__}: the privacy guarantee (epsilon={self.epsilon_:.4g}, "

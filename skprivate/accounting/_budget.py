@@ -2,7 +2,6 @@
 
 import copy
 import math
-import os
 import threading
 from dataclasses import dataclass, field
 from numbers import Real
@@ -133,8 +132,7 @@ class BudgetAccountant:
         self.spends = []
         # Events are composed once, as they are recorded, so totals cost one conversion.
         self._rdp_ledger = rdp.RdpAccountant(list(DEFAULT_RDP_ORDERS))
-        self._lock = threading.Lock()
-        self._owner_pid = os.getpid()
+        self._lock = threading.RLock()
         self._detached = False
 
     # --- sharing: clones and deep copies are the same ledger ---------------------------------
@@ -154,10 +152,10 @@ class BudgetAccountant:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._lock = threading.Lock()
-        if self._owner_pid != os.getpid():
-            # A pickled copy in another process: its spends would never reach the original.
-            self._detached = True
+        self._lock = threading.RLock()
+        # An unpickled accountant is a copy (in a joblib worker, or a saved model loaded
+        # again): spends recorded on it would never reach the original ledger.
+        self._detached = True
 
     def reattach(self):
         """Make this copy the ledger of record, after loading a saved accountant on purpose.
@@ -166,17 +164,16 @@ class BudgetAccountant:
         inside parallel workers, whose spends would then be lost to the original.
         """
         with self._lock:
-            self._owner_pid = os.getpid()
             self._detached = False
         return self
 
     def _ensure_attached(self):
         if self._detached:
             raise AccountantDetachedError(
-                "This BudgetAccountant is a copy that was sent to another process (for "
-                "example a joblib worker of GridSearchCV(n_jobs=2) or cross_validate(n_jobs=2))"
-                ": spends recorded here would never reach your accountant, so the fit is "
-                "refused before reading any data. Run the search with n_jobs=1 or inside "
+                "This BudgetAccountant is a pickled copy, for example one sent to another "
+                "process (a joblib worker of GridSearchCV(n_jobs=2) or cross_validate(n_jobs=2)) "
+                "or saved with a model and loaded again: spends recorded here would never reach "
+                "your accountant, so the fit is refused before reading any data. Run the search with n_jobs=1 or inside "
                 "`with joblib.parallel_config(backend='threading'):`, or fit without an "
                 "accountant and use skprivate.accounting.total_privacy_cost(search, X, y). If "
                 "you restored this accountant from disk on purpose, call its reattach()."
@@ -235,10 +232,13 @@ class BudgetAccountant:
         """
         self._ensure_attached()
         with self._lock:
-            eps, delta = self._total(spend)
-            spent_eps, spent_delta = self._total()
+            self._check_locked(spend)
+
+    def _check_locked(self, spend):
+        eps, delta = self._total(spend)
         # A relative slack of 1e-9 absorbs float rounding in sums that meet the budget exactly.
         if eps > self.epsilon * (1 + 1e-9) or delta > self.delta * (1 + 1e-9):
+            spent_eps, spent_delta = self._total()
             what = f" by {spend.label}" if spend.label else ""
             raise BudgetExceededError(
                 f"A spend of epsilon={spend.epsilon:.6g}, delta={spend.delta:.3g}{what} would "
@@ -249,7 +249,7 @@ class BudgetAccountant:
             )
 
     def spend(self, epsilon, delta=0.0, *, event=None, label=""):
-        """Record a spend after checking that it fits.
+        """Check that a spend fits and record it, in one step (safe across threads).
 
         Parameters
         ----------
@@ -266,9 +266,28 @@ class BudgetAccountant:
         record = epsilon if isinstance(epsilon, PrivacySpend) else PrivacySpend(
             epsilon, delta, event, label
         )
-        self.check(record)
+        self._ensure_attached()
         with self._lock:
+            self._check_locked(record)
             self._record(record)
+
+    def _settle(self, reserved, actual):
+        """Replace a reservation made before a fit by what the fit actually spent (<= it)."""
+        if actual is reserved:
+            return
+        with self._lock:
+            for i, record in enumerate(self.spends):
+                if record is reserved:
+                    break
+            else:  # nothing was reserved (the accountant was given after the fit began)
+                self._record(actual)
+                return
+            self.spends[i] = actual
+            self._rdp_ledger = rdp.RdpAccountant(list(DEFAULT_RDP_ORDERS))
+            with _quiet_dp_accounting():
+                for record in self.spends:
+                    if record.event is not None:
+                        self._rdp_ledger.compose(record.event)
 
     def __repr__(self):
         eps, delta = self.total()

@@ -167,9 +167,48 @@ def test_pickled_copy_in_another_process_is_detached_until_reattached(tmp_path):
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["refused", "2.0"]
-    # In the same process a pickle round trip is the same ledger's snapshot, not detached.
-    same = pickle.loads(pickle.dumps(acc))
-    same.spend(1.0)
+    # In the same process too, an unpickled accountant is a copy of the ledger.
+    copy = pickle.loads(pickle.dumps(acc))
+    with pytest.raises(AccountantDetachedError, match="pickled copy"):
+        copy.spend(1.0)
+    assert copy.reattach().total() == (1.0, 0.0)
+
+
+def test_a_fitted_model_loaded_again_refuses_to_refit_on_a_stale_ledger():
+    acc = BudgetAccountant()
+    est = NoisyMeanRegressor(accountant=acc).fit(X, y)
+    loaded = pickle.loads(pickle.dumps(est))
+    assert loaded.predict(X[:2]).shape == (2,)  # using the model is fine
+    with pytest.raises(AccountantDetachedError):
+        loaded.fit(X, y)
+    assert len(acc.spends) == 1
+
+
+def test_a_fit_reserves_its_spend_and_concurrent_fits_cannot_overrun():
+    one = NoisyMeanRegressor()._privacy_plan(200).epsilon
+    acc = BudgetAccountant(epsilon=2.5 * one, composition="basic")
+    results = joblib.Parallel(n_jobs=4, backend="threading")(
+        joblib.delayed(_try_fit)(acc) for _ in range(8)
+    )
+    assert results.count("ok") == 2 and results.count("refused") == 6
+    assert acc.total()[0] == pytest.approx(2 * one)
+
+
+def _try_fit(acc):
+    try:
+        NoisyMeanRegressor(accountant=acc).fit(X, y)
+    except BudgetExceededError:
+        return "refused"
+    return "ok"
+
+
+def test_a_fit_that_fails_after_reading_data_keeps_its_reservation():
+    acc = BudgetAccountant()
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        NoisyMeanRegressor(accountant=acc).fit(X_nan, y)
+    assert len(acc.spends) == 1
 
 
 def test_total_privacy_cost_of_a_parallel_grid_search_is_the_true_total():
