@@ -13,6 +13,7 @@ _LAZY = {
     "DPLSSGDClassifier": "skprivate.linear_model",
     "DPLSSGDRegressor": "skprivate.linear_model",
     "laplacian_smooth": "skprivate.smoothing",
+    "PATEClassifier": "skprivate.pate",
 }
 _SUBMODULES = ["accounting", "base", "datasets", "exceptions", "mechanisms", "utils"]
 

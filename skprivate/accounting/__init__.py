@@ -4,15 +4,18 @@ All guarantees are stated for add/remove-one-row neighbouring datasets.
 """
 
 from ._budget import BudgetAccountant, PrivacySpend
+from ._pate import PATEPrivacy, pate_epsilon
 from ._sgm import DEFAULT_RDP_ORDERS, dpsgd_epsilon, dpsgd_event, dpsgd_noise_multiplier
 from ._total import total_privacy_cost
 
 __all__ = [
     "DEFAULT_RDP_ORDERS",
     "BudgetAccountant",
+    "PATEPrivacy",
     "PrivacySpend",
     "dpsgd_epsilon",
     "dpsgd_event",
     "dpsgd_noise_multiplier",
+    "pate_epsilon",
     "total_privacy_cost",
 ]

@@ -1,0 +1,191 @@
+import pickle
+import time
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
+
+from skprivate.accounting import BudgetAccountant, pate_epsilon
+from skprivate.exceptions import PrivacyLeakWarning
+from skprivate.pate import PATEClassifier
+from skprivate.pate._aggregation import confident_gnmax, noisy_argmax, vote_counts
+
+pytestmark = pytest.mark.filterwarnings("ignore::skprivate.exceptions.PrivacyLeakWarning")
+
+X_bc, y_bc = load_breast_cancer(return_X_y=True)
+_perm = np.random.default_rng(0).permutation(len(y_bc))
+X_bc, y_bc = X_bc[_perm], y_bc[_perm]
+X_priv, y_priv = X_bc[:380], y_bc[:380]
+X_pub = X_bc[380:480]
+X_test, y_test = X_bc[480:], y_bc[480:]
+
+
+def small(**params):
+    base = dict(teacher=DecisionTreeClassifier(max_depth=3), n_teachers=10, n_queries=80,
+                noise_scale=2.0, random_state=0)
+    return PATEClassifier(**(base | params))
+
+
+def test_vote_counts_match_a_loop():
+    rng = np.random.default_rng(0)
+    labels = rng.integers(4, size=(7, 30))
+    votes = vote_counts(labels, 4)
+    expected = np.array([[np.sum(labels[:, q] == c) for c in range(4)] for q in range(30)])
+    np.testing.assert_array_equal(votes, expected)
+    assert votes.sum(axis=1).tolist() == [7] * 30
+
+
+def test_noisy_argmax_without_much_noise_is_the_plurality():
+    votes = np.array([[9, 1, 0], [0, 2, 8], [3, 7, 0]])
+    rng = np.random.default_rng(0)
+    assert noisy_argmax(votes, "laplace", 1e-6, rng).tolist() == [0, 2, 1]
+    assert noisy_argmax(votes, "gaussian", 1e-6, rng).tolist() == [0, 2, 1]
+    labels = confident_gnmax(votes, threshold=8.5, threshold_noise_scale=1e-6, noise_scale=1e-6,
+                             rng=rng)
+    assert labels.tolist() == [0, -1, -1]
+
+
+def test_aggregating_and_accounting_ten_thousand_queries_of_250_teachers_is_fast():
+    rng = np.random.default_rng(0)
+    teacher_labels = rng.integers(10, size=(250, 10_000))
+    start = time.perf_counter()
+    votes = vote_counts(teacher_labels, 10)
+    noisy_argmax(votes, "gaussian", 40.0, rng)
+    pate_epsilon(votes, mechanism="gaussian", noise_scale=40.0, delta=1e-5)
+    assert time.perf_counter() - start < 2.0  # target 1 s; slack for a busy CI machine
+
+
+def test_student_learns_and_epsilon_is_the_data_independent_bound():
+    clf = small().fit(X_priv, y_priv, X_public=X_pub)
+    assert clf.score(X_test, y_test) > 0.85
+    assert clf.n_queries_ == 80 and clf.n_answered_ == 80
+    expected = pate_epsilon(np.zeros((80, 2), dtype=int), mechanism="laplace", noise_scale=2.0,
+                            delta=1e-5, data_dependent=False).epsilon_data_independent
+    assert clf.epsilon_ == pytest.approx(expected)
+    # LNMax is (2/b)-DP per query, so basic composition bounds the total from above.
+    assert clf.epsilon_ <= 80 * 2 / 2.0
+    assert clf.epsilon_data_dependent_ <= clf.epsilon_
+    assert clf.privacy_report_["queries asked"] == 80
+    assert not hasattr(clf, "teachers_")  # teachers are never kept
+
+
+def test_budget_limits_the_number_of_queries():
+    clf = small(epsilon=10.0, n_queries=100).fit(X_priv, y_priv, X_public=X_pub)
+    assert clf.epsilon_ <= 10.0
+    assert clf.n_queries_ < 100
+    one_more = clf._data_independent_epsilon(clf.n_queries_ + 1)
+    assert one_more > 10.0
+
+
+def test_accountant_records_the_fit():
+    acc = BudgetAccountant(epsilon=100.0)
+    clf = small(accountant=acc).fit(X_priv, y_priv, X_public=X_pub)
+    assert acc.total()[0] == pytest.approx(clf.epsilon_)
+    small_budget = BudgetAccountant(epsilon=1.0)
+    X_nan = X_priv.copy()
+    X_nan[0, 0] = np.nan
+    from skprivate.exceptions import BudgetExceededError
+
+    with pytest.raises(BudgetExceededError):
+        small(accountant=small_budget).fit(X_nan, y_priv, X_public=X_pub)
+
+
+@pytest.mark.parametrize("aggregator", ["gnmax", "confident_gnmax"])
+def test_gaussian_aggregators(aggregator):
+    params = dict(aggregator=aggregator, noise_scale=1.0)
+    if aggregator == "confident_gnmax":
+        params |= dict(threshold=7.0, threshold_noise_scale=2.0)
+    clf = small(**params).fit(X_priv, y_priv, X_public=X_pub)
+    assert clf.score(X_test, y_test) > 0.85
+    assert clf.epsilon_data_dependent_ <= clf.epsilon_
+    if aggregator == "confident_gnmax":
+        assert 0 < clf.n_answered_ <= clf.n_queries_
+        assert clf.privacy_report_["threshold"] == 7.0
+
+
+def test_default_noise_scales_with_the_number_of_teachers():
+    clf = PATEClassifier(aggregator="confident_gnmax", n_teachers=100)
+    assert clf._noise() == (16.0, 80.0, 60.0)
+    assert PATEClassifier()._noise() == (20.0, None, None)
+
+
+def test_semi_supervised_convention_and_groups():
+    X_all = np.vstack([X_priv, X_pub])
+    y_all = np.concatenate([y_priv, -np.ones(len(X_pub), dtype=int)])
+    clf = small().fit(X_all, y_all)
+    assert clf.score(X_test, y_test) > 0.85
+    groups = np.arange(len(y_priv)) % 5
+    by_owner = small().fit(X_priv, y_priv, X_public=X_pub, groups=groups)
+    assert by_owner.score(X_test, y_test) > 0.85
+    assert by_owner.privacy_report_["n_teachers"] == 10  # the parameter, unchanged
+
+
+@pytest.mark.parametrize("strategy, semi", [("uncertainty", None), ("random", "self_training"),
+                                            ("random", "label_spreading")])
+def test_query_strategies_and_semi_supervised_students(strategy, semi):
+    student = LogisticRegression(max_iter=2000) if semi != "label_spreading" else None
+    clf = small(query_strategy=strategy, semi_supervised=semi, student=student)
+    X_scaled = X_priv / X_bc.max(axis=0)  # public per-feature bounds: a test shortcut
+    clf.fit(X_scaled, y_priv, X_public=X_pub / X_bc.max(axis=0))
+    assert clf.score(X_test / X_bc.max(axis=0), y_test) > 0.8
+    proba = clf.predict_proba(X_test / X_bc.max(axis=0))
+    assert proba.shape == (len(X_test), 2)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_string_labels_and_multiclass():
+    X, y = load_digits(return_X_y=True)
+    names = np.array(list("abcdefghij"))[y]
+    clf = PATEClassifier(RandomForestClassifier(20), n_teachers=10, n_queries=300, noise_scale=1,
+                         random_state=0)
+    clf.fit(X[:1200], names[:1200], X_public=X[1200:1500])
+    assert set(clf.predict(X[1500:])) <= set("abcdefghij")
+    assert clf.score(X[1500:], names[1500:]) > 0.8
+    assert list(clf.classes_) == list("abcdefghij")
+
+
+def test_same_seed_same_student_whatever_n_jobs():
+    a = small(n_jobs=1).fit(X_priv, y_priv, X_public=X_pub).predict_proba(X_test)
+    b = small(n_jobs=2).fit(X_priv, y_priv, X_public=X_pub).predict_proba(X_test)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_fixed_seed_warns_once():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        small().fit(X_priv, y_priv, X_public=X_pub)
+    assert sum(issubclass(w.category, PrivacyLeakWarning) for w in caught) == 1
+
+
+def test_clone_pickle_and_params():
+    clf = small()
+    assert clone(clf).get_params()["n_teachers"] == 10
+    fitted = clf.fit(X_priv, y_priv, X_public=X_pub)
+    again = pickle.loads(pickle.dumps(fitted))
+    np.testing.assert_array_equal(again.predict(X_test), fitted.predict(X_test))
+    assert fitted.n_features_in_ == X_priv.shape[1]
+
+
+def test_bad_input_gets_clear_errors():
+    with pytest.raises(ValueError, match="n_teachers=10"):
+        small().fit(X_priv[:15], y_priv[:15], X_public=X_pub)
+    with pytest.raises(ValueError, match="no public points"):
+        small().fit(X_priv, y_priv)
+    with pytest.raises(ValueError, match="features"):
+        small().fit(X_priv, y_priv, X_public=X_pub[:, :5])
+    with pytest.raises(ValueError, match="'aggregator' parameter"):
+        small(aggregator="max").fit(X_priv, y_priv, X_public=X_pub)
+    with pytest.warns(UserWarning, match="more than the 100 public points"):
+        small(n_queries=500).fit(X_priv, y_priv, X_public=X_pub)
+    y_sorted = np.sort(y_priv)  # groups of consecutive rows: the first owner has one class
+    with pytest.raises(ValueError, match="single class"):
+        small().fit(X_priv, y_sorted, X_public=X_pub, groups=np.arange(len(y_priv)) // 38)
+    X_nan = X_priv.copy()
+    X_nan[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        small(teacher=LogisticRegression()).fit(X_nan, y_priv, X_public=X_pub)
