@@ -1,0 +1,829 @@
+"""DP-LSSGD for PyTorch networks: skorch nets trained with DP-SGD and Laplacian smoothing.
+
+One training step (Wang, Gu, Boedihardjo, Barekat and Osher, "DP-LSSGD", 2019, with the
+corrections of skprivate's algorithm spec, section 1.3), in :meth:`train_step_single`:
+
+1. The batch is a Poisson sample: every training row independently with probability ``q``
+   (the training iterator, :class:`~skprivate.neural_network._sampling.PoissonBatchSampler`).
+2. Each example's gradient of the loss with respect to all trainable parameters together is
+   clipped to Euclidean norm ``C`` (``torch.func``: ``_per_sample.clipped_gradient_sum``).
+3. The clipped gradients are summed, ``N(0, (z C)^2)`` is added to every coordinate, and the
+   result is divided by the expected batch size ``q n``.
+4. Each parameter tensor (or their concatenation) is smoothed with
+   ``(I + (-1)^p sigma L^p)^{-1}`` and becomes the parameter's ``.grad``.
+5. The optimizer steps (momentum, weight decay, Adam's moments: all allowed).
+
+Privacy (add/remove-one-row neighbours): steps 1-3 are the sampled Gaussian mechanism of
+Mironov, Talwar and Zhang (2019), with sensitivity ``C``, rate ``q`` and noise multiplier
+``z``; ``T`` steps compose (accounted in RDP or PLD with dp-accounting). Steps 4-5 use only
+the noisy sum and public values, so by the post-processing property (Dwork and Roth 2014,
+Prop. 2.1; the "DP-LSSGD - Recap" slide of Osher's talk) they cost nothing more, whatever
+the smoothing and the optimizer. The privacy step is part of the net's own ``train_step``,
+not a callback that could be left out.
+"""
+
+import contextlib
+import copy
+import functools
+from collections import namedtuple
+from collections.abc import Mapping
+from numbers import Integral, Real
+
+import numpy as np
+import torch
+from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
+from skorch import NeuralNetClassifier, NeuralNetRegressor
+from skorch.dataset import get_len, unpack_data
+from skorch.utils import TeeGenerator, is_dataset, to_tensor
+from torch.nn.modules.batchnorm import _BatchNorm
+from torch.nn.modules.instancenorm import _InstanceNorm
+from torch.nn.parameter import UninitializedParameter
+
+from ..accounting import dpsgd_event, dpsgd_noise_multiplier
+from ..base import DPEstimatorMixin, _n_rows
+from ..exceptions import InfeasiblePrivacyError
+from ._accounting import composed_epsilon, runs_event
+from ._docstrings import CLASSIFIER_DOC, REGRESSOR_DOC, build_doc
+from ._per_sample import clipped_gradient_sum, tree_map
+from ._sampling import EmptySafeCollate, PoissonBatchSampler
+from ._smoothing import BlockSmoother
+
+__all__ = ["DPLSSGDNeuralNetClassifier", "DPLSSGDNeuralNetRegressor"]
+
+# Defaults chosen on sklearn's digits (see the classifier's Notes); larger batches than the
+# linear models' 256 suit networks, whose many coordinates each receive noise.
+_AUTO_BATCH_SIZE = 512
+_DEFAULT_MAX_EPOCHS = 30
+# Squared-error gradients grow with the residual, cross-entropy ones are bounded: the
+# regressor needs a smaller step.
+_CLASSIFIER_LR = 3.0
+_REGRESSOR_LR = 0.5
+
+# DataLoader arguments that would replace the Poisson sampling.
+_SAMPLING_ARGUMENTS = ("batch_size", "shuffle", "sampler", "batch_sampler", "drop_last")
+
+_Plan = namedtuple(
+    "_Plan", "noise_multiplier sample_rate n_steps steps_per_epoch batch_size epsilon"
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _noise_and_epsilon(epsilon, delta, noise_multiplier, sample_rate, n_steps, accounting):
+    # Calibration costs about a second; the plan made before the data are read, the fit and
+    # the folds of a search of equal size all ask for the same numbers.
+    if noise_multiplier is None:
+        noise_multiplier = dpsgd_noise_multiplier(
+            epsilon, sample_rate, n_steps, delta, accountant=accounting
+        )
+    spent = composed_epsilon([(noise_multiplier, sample_rate, n_steps)], delta, accounting)
+    return float(noise_multiplier), float(spent)
+
+
+def _count_rows(X):
+    """Number of rows of anything skorch accepts as ``X``, read from lengths, never values."""
+    if is_dataset(X):
+        return len(X)
+    if hasattr(X, "shape"):
+        return _n_rows(X)
+    if isinstance(X, (Mapping, list, tuple)):
+        # a dict or a list of arrays, one per input of the module (skorch's convention)
+        try:
+            return int(get_len(X))
+        except (TypeError, ValueError):
+            return _n_rows(X)
+    return _n_rows(X)
+
+
+def _check_finite(data, name, owner):
+    """Raise if a floating array or tensor in ``data`` holds NaN or infinity.
+
+    One such value makes that example's gradient, hence the whole noisy sum, NaN.
+    """
+    if isinstance(data, Mapping):
+        for value in data.values():
+            _check_finite(value, name, owner)
+        return
+    if isinstance(data, (list, tuple)):
+        for value in data:
+            _check_finite(value, name, owner)
+        return
+    if isinstance(data, torch.Tensor):
+        bad = data.is_floating_point() and not bool(torch.isfinite(data).all())
+    elif isinstance(data, np.ndarray) or hasattr(data, "to_numpy"):
+        values = data if isinstance(data, np.ndarray) else data.to_numpy()
+        bad = values.dtype.kind in "fc" and not np.isfinite(values).all()
+    else:
+        return
+    if bad:
+        raise ValueError(
+            f"Input {name} contains NaN or infinity; {owner} cannot use it (remove or impute "
+            "those values with a rule that does not look at the private data)."
+        )
+
+
+@contextlib.contextmanager
+def _seeded_torch_rng(device, seed):
+    """Seed torch's global generators for the fit only, and restore them afterwards.
+
+    Weight initialisation and dropout draw from torch's global generators; seeding them
+    from the fit's generator makes ``random_state`` govern them too, without changing the
+    state the user's own code sees after the fit.
+    """
+    dev = torch.device(device) if device is not None else torch.device("cpu")
+    cuda = []
+    if dev.type == "cuda":
+        cuda = [dev.index if dev.index is not None else torch.cuda.current_device()]
+    with torch.random.fork_rng(devices=cuda):
+        torch.default_generator.manual_seed(seed)
+        for index in cuda:
+            with torch.cuda.device(index):
+                torch.cuda.manual_seed(seed)
+        yield
+
+
+class _Run:
+    """What one call of fit/partial_fit needs while it trains (public values and generators)."""
+
+    def __init__(self, plan, n_samples, rng, generator, smoother):
+        self.plan = plan
+        self.n_samples = n_samples
+        self.rng = rng
+        self.generator = generator
+        self.smoother = smoother
+        self.divisor = plan.sample_rate * n_samples
+        self.steps = 0
+        self.epochs = 0
+        self.reduction = None
+
+
+class _DPLSSGDNetMixin(DPEstimatorMixin):
+    """The DP-LSSGD training of a skorch net, shared by the classifier and the regressor."""
+
+    _parameter_constraints = {
+        **DPEstimatorMixin._dp_parameter_constraints,
+        "smoothing": [Interval(Real, 0, np.inf, closed="left")],
+        "smoothing_order": [Interval(Integral, 1, None, closed="left")],
+        "smoothing_blocks": [StrOptions({"per_tensor", "global"})],
+        "max_grad_norm": [Interval(Real, 0, np.inf, closed="neither")],
+        "noise_multiplier": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "lr": [Interval(Real, 0, np.inf, closed="neither")],
+        "accounting": [StrOptions({"rdp", "pld"})],
+        "verbose": ["verbose"],
+        "warm_start": ["boolean"],
+        "train_split": [callable, None],
+    }
+
+    # --- parameters ---------------------------------------------------------------------------
+
+    def _get_param_names(self):
+        # skorch lists every attribute not ending in "_"; private bookkeeping (skorch's
+        # _params_to_validate, the privacy spend record) is not a constructor argument.
+        return [name for name in super()._get_param_names() if not name.startswith("_")]
+
+    def _validate_dp_params(self):
+        params = {name: getattr(self, name) for name in self._parameter_constraints}
+        if params["train_split"] is False:
+            params["train_split"] = None  # skorch reads False as "no split" too
+        validate_parameter_constraints(
+            self._parameter_constraints, params, caller_name=type(self).__name__
+        )
+
+    def _check_params(self, n_samples):
+        name = type(self).__name__
+        if self.batch_size != "auto" and self.batch_size > n_samples:
+            raise ValueError(
+                f"{name}: batch_size={self.batch_size} is larger than n_samples={n_samples}. "
+                "batch_size is the expected size of a Poisson-sampled batch, so it can be at "
+                f"most n_samples; use batch_size <= {n_samples} (batch_size=n_samples uses "
+                "every row at every step) or batch_size='auto'."
+            )
+
+    # --- the privacy plan: public values only -------------------------------------------------
+
+    def _plan(self, n_samples):
+        """Noise, sampling rate and steps of one call on ``n_samples`` rows."""
+        self._check_params(n_samples)
+        batch_size = (
+            min(_AUTO_BATCH_SIZE, n_samples) if self.batch_size == "auto" else self.batch_size
+        )
+        sample_rate = batch_size / n_samples
+        # One epoch is n / batch_size expected steps, rounded half up, at least one.
+        steps_per_epoch = max(1, int(n_samples / batch_size + 0.5))
+        n_steps = self.max_epochs * steps_per_epoch
+        explicit = self.noise_multiplier is not None
+        try:
+            noise_multiplier, epsilon = _noise_and_epsilon(
+                None if explicit else float(self.epsilon),
+                float(self.delta),
+                float(self.noise_multiplier) if explicit else None,
+                float(sample_rate),
+                int(n_steps),
+                self.accounting,
+            )
+        except InfeasiblePrivacyError as exc:
+            raise InfeasiblePrivacyError(
+                f"{type(self).__name__}: epsilon={self.epsilon!r} (delta={self.delta!r}) cannot "
+                f"be reached in max_epochs={self.max_epochs} epochs with batch_size="
+                f"{self.batch_size!r} on {n_samples} rows ({n_steps} steps at sample rate "
+                f"{sample_rate:.3g}): even the largest supported noise multiplier spends "
+                "more. Raise epsilon or delta, or lower max_epochs or batch_size."
+            ) from exc
+        return _Plan(noise_multiplier, sample_rate, n_steps, steps_per_epoch, batch_size, epsilon)
+
+    def _privacy_plan(self, n_samples):
+        """The spend of one call of ``fit`` (or ``partial_fit``) on ``n_samples`` rows."""
+        plan = self._plan(n_samples)
+        return self._privacy_spend(
+            plan.epsilon,
+            self.delta,
+            event=dpsgd_event(plan.noise_multiplier, plan.sample_rate, plan.n_steps),
+        )
+
+    def _begin_private_fit(self, X):
+        # skorch takes dicts, lists of arrays and Datasets, whose len() is not always the
+        # number of rows; otherwise this is DPEstimatorMixin's: plan, then ask the accountant.
+        n_samples = _count_rows(X)
+        if n_samples is None:
+            raise ValueError(
+                f"{type(self).__name__}: cannot tell the number of rows of X (got "
+                f"{type(X).__name__}). Pass an array, a tensor, a dict of them, or a torch "
+                "Dataset with a length: the privacy plan needs the number of rows before "
+                "any value is read."
+            )
+        if n_samples < 1:
+            raise ValueError(
+                f"{type(self).__name__}: X has 0 rows; at least one row is needed to fit."
+            )
+        plan = self._privacy_plan(n_samples)
+        if self.accountant is not None:
+            self.accountant.check(plan)
+        return plan
+
+    # --- components ---------------------------------------------------------------------------
+
+    @property
+    def _default_callbacks(self):
+        # The training loss is computed on the private rows without noise: recording it in
+        # the history (and printing it) would publish it outside the guarantee.
+        return [(name, cb) for name, cb in super()._default_callbacks if name != "train_loss"]
+
+    def initialize(self):
+        """Initialize the module, criterion, optimizer and callbacks; forget earlier spends."""
+        # (noise multiplier, sample rate, steps) of every call since this initialization
+        self._dp_runs_ = []
+        self._dp_epochs_ = 0
+        return super().initialize()
+
+    def initialize_module(self):
+        """Initialize the module; a module *instance* is copied, never trained in place.
+
+        skorch trains a module instance in place, so a second ``fit`` would start from the
+        weights of the first and carry its privacy cost unaccounted. The copy makes every
+        fresh fit start from the instance as it was given.
+        """
+        if isinstance(self.module, torch.nn.Module) and not self.get_params_for("module"):
+            self.module_ = copy.deepcopy(self.module)
+            return self
+        return super().initialize_module()
+
+    def _check_module(self):
+        name = type(self).__name__
+        if list(self._modules) != ["module"]:
+            raise NotImplementedError(
+                f"{name} trains one module (module_); this net has {list(self._modules)}. "
+                "Combine them into one torch.nn.Module."
+            )
+        for path, sub in self.module_.named_modules():
+            mixes = isinstance(sub, _BatchNorm) or (
+                isinstance(sub, _InstanceNorm) and sub.track_running_stats
+            )
+            if mixes:
+                where = f"module_.{path}" if path else "module_"
+                raise ValueError(
+                    f"{name}: the module contains {type(sub).__name__} at {where!r}. Batch "
+                    "normalisation computes statistics across the examples of a batch (and "
+                    "keeps running statistics of the private data), so one example's gradient "
+                    "depends on the others and per-example clipping no longer bounds its "
+                    "influence. Replace it with torch.nn.GroupNorm or torch.nn.LayerNorm "
+                    "(or InstanceNorm with track_running_stats=False)."
+                )
+        for criterion in self._criteria:
+            module = getattr(self, criterion + "_", None)
+            if isinstance(module, torch.nn.Module) and any(
+                p.requires_grad for p in module.parameters()
+            ):
+                raise NotImplementedError(
+                    f"{name}: the criterion {type(module).__name__} has trainable parameters, "
+                    "which DP-LSSGD does not train; move them into the module."
+                )
+        if not any(p.requires_grad for p in self.module_.parameters()):
+            raise ValueError(f"{name}: the module has no trainable parameters.")
+
+    def _module_float_dtype(self):
+        for p in self.module_.parameters():
+            if p.is_floating_point():
+                return p.dtype
+        return None
+
+    def _as_module_input(self, X):
+        """``X`` as tensors on the net's device, floating ones in the module's dtype.
+
+        numpy's default float64 would otherwise meet float32 weights and fail.
+        """
+        X = to_tensor(X, device=self.device)
+        dtype = self._module_float_dtype()
+        if dtype is None:
+            return X
+        return tree_map(lambda t: t.to(dtype) if t.is_floating_point() else t, X)
+
+    def get_loss(self, y_pred, y_true, X=None, training=False):
+        """The criterion's loss, with floating targets cast to the prediction's dtype."""
+        y_true = to_tensor(y_true, device=self.device)
+        if (
+            isinstance(y_pred, torch.Tensor)
+            and isinstance(y_true, torch.Tensor)
+            and y_pred.is_floating_point()
+            and y_true.is_floating_point()
+        ):
+            y_true = y_true.to(y_pred.dtype)
+        return super().get_loss(y_pred, y_true, X=X, training=training)
+
+    def _prepare_y(self, y):
+        return y
+
+    def infer(self, x, **fit_params):
+        """Run the module on a batch (after casting floating inputs to the module's dtype)."""
+        x = self._as_module_input(x)
+        _check_finite(x, "X", type(self).__name__)
+        return super().infer(x, **fit_params)
+
+    # --- fitting ------------------------------------------------------------------------------
+
+    def fit(self, X, y=None, **fit_params):
+        """Initialize the module (unless ``warm_start``) and train it with DP-LSSGD.
+
+        Parameters
+        ----------
+        X : array-like, tensor, dict of them, or torch Dataset
+            Training data, in any form skorch accepts, scaled with public bounds (see the
+            class Notes). Floating inputs are cast to the module's dtype.
+        y : array-like or tensor, default=None
+            Targets; None when ``X`` is a Dataset that yields them.
+        **fit_params : dict
+            Extra keyword arguments for the module's ``forward`` (the same for every
+            example).
+
+        Returns
+        -------
+        self : object
+            The fitted net.
+        """
+        fresh = not self.warm_start or not self.initialized_
+        return self._private_fit(X, y, fresh, fit_params)
+
+    def partial_fit(self, X, y=None, classes=None, **fit_params):
+        """Train for ``max_epochs`` more epochs, without re-initializing the module.
+
+        Every call spends privacy: its planned spend is checked against ``accountant``
+        before any data is read and recorded there afterwards, and ``epsilon_`` becomes the
+        composed cost of all calls since the module was initialized (the model depends on
+        all of them).
+
+        Parameters
+        ----------
+        X : array-like, tensor, dict of them, or torch Dataset
+            Training data.
+        y : array-like or tensor, default=None
+            Targets.
+        classes : array-like, default=None
+            Unused, for scikit-learn compatibility.
+        **fit_params : dict
+            Extra keyword arguments for the module's ``forward``.
+
+        Returns
+        -------
+        self : object
+            The fitted net.
+        """
+        return self._private_fit(X, y, not self.initialized_, fit_params)
+
+    def _private_fit(self, X, y, fresh, fit_params):
+        fit_params = dict(fit_params)
+        fit_params.pop("_routing_method", None)
+        self._validate_dp_params()
+        self._begin_private_fit(X)  # before any value of X is read
+        n_samples = _count_rows(X)
+        _check_finite(X, "X", type(self).__name__)
+        _check_finite(y, "y", type(self).__name__)
+        y = self._prepare_y(y)
+        plan = self._plan(n_samples)  # cached: the numbers the accountant just checked
+        rng = self._noise_rng()
+        torch_seed, noise_seed = (int(s) for s in rng.integers(0, 2**63 - 1, size=2))
+        with _seeded_torch_rng(self.device, torch_seed):
+            if fresh:
+                self.initialize()
+            self._check_module()
+            device = next(p for p in self.module_.parameters() if p.requires_grad).device
+            generator = torch.Generator(device=device)
+            generator.manual_seed(noise_seed)
+            smoother = BlockSmoother(self.smoothing, self.smoothing_order, self.smoothing_blocks)
+            run = _Run(plan, n_samples, rng, generator, smoother)
+            self._dp_run_ = run
+            try:
+                self.notify("on_train_begin", X=X, y=y)
+                try:
+                    self.fit_loop(X, y, **fit_params)
+                except KeyboardInterrupt:
+                    pass  # skorch's way to stop early (EarlyStopping); the spend is what ran
+                self.notify("on_train_end", X=X, y=y)
+            finally:
+                del self._dp_run_
+                # Noisy steps that ran were released into the weights: record them even if
+                # the fit failed afterwards.
+                if run.steps > 0:
+                    self._finish_run(run, n_samples)
+        return self
+
+    def _active_run(self):
+        run = getattr(self, "_dp_run_", None)
+        if run is None:
+            raise RuntimeError(
+                f"{type(self).__name__}: training steps run only inside fit or partial_fit, "
+                "which plan and account for the privacy spend; call one of those."
+            )
+        return run
+
+    def fit_loop(self, X, y=None, epochs=None, *, _routing_method="fit", **fit_params):
+        """Train for ``max_epochs`` epochs of Poisson-sampled steps (inside fit only).
+
+        Each epoch records ``epsilon``, the privacy spent so far, in ``history``. The training
+        loss is not recorded: it is computed on the private rows without noise.
+        """
+        run = self._active_run()
+        if epochs is not None and epochs != self.max_epochs:
+            raise ValueError(
+                f"{type(self).__name__}: the privacy plan covers max_epochs={self.max_epochs} "
+                f"epochs; got epochs={epochs}. Set max_epochs instead."
+            )
+        self.check_data(X, y)
+        self.check_training_readiness()
+        dataset_train, dataset_valid = self.get_split_datasets(X, y, **fit_params)
+        if len(dataset_train) > run.n_samples:
+            raise ValueError(
+                f"{type(self).__name__}: the training set has {len(dataset_train)} rows but X "
+                f"has {run.n_samples}; the privacy plan was made for {run.n_samples}."
+            )
+        self._materialize_lazy_parameters(dataset_train)
+        # The expected batch size is public (rate times the number of training rows).
+        run.divisor = run.plan.sample_rate * len(dataset_train)
+        on_epoch = {"dataset_train": dataset_train, "dataset_valid": dataset_valid}
+        iterator_train = self.get_iterator(dataset_train, training=True)
+        iterator_valid = None
+        if dataset_valid is not None:
+            iterator_valid = self.get_iterator(dataset_valid, training=False)
+        for _ in range(self.max_epochs):
+            self.notify("on_epoch_begin", **on_epoch)
+            for batch in iterator_train:
+                self.notify("on_batch_begin", batch=batch, training=True)
+                step = self.train_step(batch, **fit_params)
+                self.notify("on_batch_end", batch=batch, training=True, **step)
+            run.epochs += 1
+            self.history.record("epsilon", self._epsilon_with(run))
+            self.run_single_epoch(
+                iterator_valid,
+                training=False,
+                prefix="valid",
+                step_fn=self.validation_step,
+                **fit_params,
+            )
+            self.notify("on_epoch_end", **on_epoch)
+        return self
+
+    def _materialize_lazy_parameters(self, dataset):
+        # Lazy layers (torch.nn.LazyLinear, ...) take their sizes from the first forward pass,
+        # and per-example gradients need materialized parameters. One pass on zeros shaped
+        # like one example sets them from the shape alone, a public value.
+        if not any(isinstance(p, UninitializedParameter) for p in self.module_.parameters()):
+            return
+        Xi, _ = unpack_data(dataset[0])
+        probe = tree_map(
+            lambda t: torch.zeros_like(t).unsqueeze(0), to_tensor(Xi, device=self.device)
+        )
+        with torch.no_grad():
+            self.infer(probe)
+
+    def get_iterator(self, dataset, training=False):
+        """Poisson-sampled batches for training; plain batches of ``batch_size`` otherwise."""
+        if training:
+            run = self._active_run()
+            kwargs = self.get_params_for("iterator_train")
+            conflicting = sorted(set(kwargs) & set(_SAMPLING_ARGUMENTS))
+            if conflicting:
+                names = ", ".join(f"iterator_train__{key}" for key in conflicting)
+                raise ValueError(
+                    f"{type(self).__name__}: {names} would replace the Poisson sampling that "
+                    "the privacy accounting assumes; remove it (batch_size sets the expected "
+                    "batch size)."
+                )
+            sampler = PoissonBatchSampler(
+                len(dataset), run.plan.sample_rate, run.plan.steps_per_epoch, run.rng
+            )
+            collate = EmptySafeCollate(kwargs.pop("collate_fn", None))
+            return self.iterator_train(
+                dataset, batch_sampler=sampler, collate_fn=collate, **kwargs
+            )
+        kwargs = self.get_params_for("iterator_valid")
+        if "batch_size" not in kwargs:
+            kwargs["batch_size"] = (
+                _AUTO_BATCH_SIZE if self.batch_size == "auto" else self.batch_size
+            )
+        return self.iterator_valid(dataset, **kwargs)
+
+    def _example_loss(self, y_pred, y_true, X):
+        loss = self.get_loss(y_pred, y_true, X=X, training=True)
+        if loss.ndim == 0:
+            return loss
+        # The criterion ran with reduction="none": reduce over this example's outputs the
+        # way the criterion was configured to.
+        return loss.sum() if self._dp_run_.reduction == "sum" else loss.mean()
+
+    @contextlib.contextmanager
+    def _criterion_per_example(self):
+        criterion = getattr(self, "criterion_", None)
+        reduction = getattr(criterion, "reduction", None)
+        self._dp_run_.reduction = reduction
+        if not isinstance(reduction, str):
+            yield
+            return
+        # reduction="none" keeps per-class weights (CrossEntropyLoss(weight=...)), which a
+        # mean over a batch of one would divide out again.
+        criterion.reduction = "none"
+        try:
+            yield
+        finally:
+            criterion.reduction = reduction
+
+    def train_step_single(self, batch, **fit_params):
+        """Set each parameter's ``.grad`` to the smoothed noisy gradient of one batch.
+
+        The only place where the private data meet the model during training: per-example
+        gradients clipped to ``max_grad_norm`` as one vector, summed, plus Gaussian noise.
+
+        Parameters
+        ----------
+        batch : tuple or None
+            One Poisson batch from the training iterator; None for an empty batch (which
+            still takes a step: noise only).
+        **fit_params : dict
+            Extra keyword arguments for the module's ``forward``.
+
+        Returns
+        -------
+        step : dict
+            ``{"loss": mean unclipped loss of the batch, "y_pred": module output}``, for
+            callbacks only; neither is recorded in the history.
+        """
+        run = self._active_run()
+        self._set_training(True)
+        named = dict(self.module_.named_parameters())
+        params = {name: p.detach() for name, p in named.items() if p.requires_grad}
+        if batch is None:
+            grad_sum = {name: torch.zeros_like(p) for name, p in params.items()}
+            loss, y_pred = torch.tensor(float("nan")), None
+        else:
+            Xi, yi = unpack_data(batch)
+            Xi = self._as_module_input(Xi)
+            yi = to_tensor(yi, device=self.device) if yi is not None else None
+            constants = {name: p.detach() for name, p in named.items() if not p.requires_grad}
+            constants.update(dict(self.module_.named_buffers()))
+            with self._criterion_per_example():
+                grad_sum, losses, y_pred, _ = clipped_gradient_sum(
+                    self.module_,
+                    params,
+                    constants,
+                    Xi,
+                    yi,
+                    example_loss=self._example_loss,
+                    max_grad_norm=float(self.max_grad_norm),
+                    fit_params=fit_params,
+                    # Dropout draws a fresh mask for every example, as in a batched forward.
+                    randomness="different",
+                )
+            loss = losses.mean()
+        noise_std = float(run.plan.noise_multiplier) * float(self.max_grad_norm)
+        noisy = {}
+        for name, total in grad_sum.items():
+            noise = torch.randn(
+                total.shape, generator=run.generator, device=total.device, dtype=total.dtype
+            )
+            # Dividing by the expected batch size, a public number, keeps the step size
+            # data-independent (dividing by the drawn batch size would make it private).
+            noisy[name] = (total + noise_std * noise) / run.divisor
+        run.steps += 1
+        # From here on only the noisy sum and public values are used: post-processing (Dwork
+        # and Roth 2014, Prop. 2.1; slide "DP-LSSGD - Recap"), so the smoothing and the
+        # optimizer cost nothing beyond the sampled Gaussian mechanism above.
+        smoothed = run.smoother(noisy)
+        for name, g in smoothed.items():
+            named[name].grad = g.to(named[name].dtype)
+        return {"loss": loss, "y_pred": y_pred}
+
+    def train_step(self, batch, **fit_params):
+        """One DP-LSSGD step: the noisy smoothed gradient, then every optimizer's ``step()``.
+
+        Optimizers are stepped without a closure: a closure would let them (LBFGS) evaluate
+        the loss on the private batch again, outside the accounting.
+        """
+        self._zero_grad_optimizer()
+        step = self.train_step_single(batch, **fit_params)
+        self.notify(
+            "on_grad_computed",
+            named_parameters=TeeGenerator(self.get_all_learnable_params()),
+            batch=batch,
+            training=True,
+        )
+        for name in self._optimizers:
+            getattr(self, name + "_").step()
+        return step
+
+    # --- the spend ----------------------------------------------------------------------------
+
+    def _epsilon_with(self, run):
+        runs = [*self._dp_runs_, (run.plan.noise_multiplier, run.plan.sample_rate, run.steps)]
+        return composed_epsilon(runs, float(self.delta), self.accounting)
+
+    def _finish_run(self, run, n_samples):
+        plan = run.plan
+        this_call = (plan.noise_multiplier, plan.sample_rate, run.steps)
+        self._dp_runs_.append(this_call)
+        self._dp_epochs_ += run.epochs
+        delta = float(self.delta)
+        call_epsilon = composed_epsilon([this_call], delta, self.accounting)
+        call_spend = self._privacy_spend(call_epsilon, delta, event=runs_event([this_call]))
+        self.noise_multiplier_ = plan.noise_multiplier
+        self.sample_rate_ = plan.sample_rate
+        self.n_steps_ = sum(steps for _, _, steps in self._dp_runs_)
+        self.n_iter_ = self._dp_epochs_
+        report = {
+            "mechanism": (
+                "DP-SGD: Poisson-subsampled Gaussian mechanism on per-example gradients of "
+                "all trainable parameters together, clipped to max_grad_norm; Laplacian "
+                "smoothing of the noisy gradient and the optimizer step (post-processing)"
+            ),
+            "accountant": f"{self.accounting.upper()} (dp-accounting), composed over steps",
+            "noise_multiplier": plan.noise_multiplier,
+            "sample_rate": plan.sample_rate,
+            "expected_batch_size": plan.batch_size,
+            "steps": self.n_steps_,
+            "epochs": self.n_iter_,
+            "max_grad_norm": float(self.max_grad_norm),
+            "smoothing": (
+                f"sigma={float(self.smoothing):g}, order={self.smoothing_order}, "
+                f"blocks={self.smoothing_blocks}"
+            ),
+            "reference": (
+                "Wang, Gu, Boedihardjo, Barekat and Osher, DP-LSSGD (2019); Mironov, Talwar "
+                "and Zhang, Renyi DP of the sampled Gaussian mechanism (2019)"
+            ),
+        }
+        if self.noise_multiplier is not None:
+            report["note"] = (
+                "noise_multiplier was given, so the epsilon parameter was not used; epsilon "
+                "is what this noise achieves"
+            )
+        if run.steps < plan.n_steps:
+            report["stopped_early"] = f"{run.steps} of {plan.n_steps} planned steps ran"
+        caveats = []
+        if self.train_split:
+            caveats.append(
+                f"train_split={self.train_split!r} holds out private rows for validation and "
+                "records losses and scores computed on them without noise in history_; those "
+                "rows and scores are not protected (use train_split=None and validate on "
+                "public or separately accounted data)"
+            )
+        if len(self._dp_runs_) > 1:
+            report["calls"] = len(self._dp_runs_)
+            report["epsilon_this_call"] = call_epsilon
+        self._finish_private_fit(call_spend, report, n_samples, caveats)
+        if len(self._dp_runs_) > 1:
+            # The weights depend on every call since initialization: report their composition
+            # (the accountant has recorded each call's own spend).
+            total = composed_epsilon(self._dp_runs_, delta, self.accounting)
+            self.epsilon_ = total
+            self.privacy_report_["epsilon"] = total
+            self._privacy_spend_record = self._privacy_spend(
+                total, delta, event=runs_event(self._dp_runs_)
+            )
+
+
+class DPLSSGDNeuralNetClassifier(_DPLSSGDNetMixin, NeuralNetClassifier):
+    __doc__ = build_doc(
+        CLASSIFIER_DOC, lr=_CLASSIFIER_LR, max_epochs=_DEFAULT_MAX_EPOCHS, classifier=True
+    )
+
+    def __init__(
+        self,
+        module,
+        *,
+        criterion=torch.nn.CrossEntropyLoss,
+        optimizer=torch.optim.SGD,
+        lr=_CLASSIFIER_LR,
+        max_epochs=_DEFAULT_MAX_EPOCHS,
+        batch_size="auto",
+        train_split=None,
+        classes=None,
+        verbose=0,
+        epsilon=1.0,
+        delta=1e-5,
+        smoothing=1.0,
+        smoothing_order=1,
+        smoothing_blocks="per_tensor",
+        max_grad_norm=1.0,
+        noise_multiplier=None,
+        accounting="rdp",
+        accountant=None,
+        random_state=None,
+        **kwargs,
+    ):
+        super().__init__(
+            module,
+            criterion=criterion,
+            optimizer=optimizer,
+            lr=lr,
+            max_epochs=max_epochs,
+            batch_size=batch_size,
+            train_split=train_split,
+            classes=classes,
+            verbose=verbose,
+            **kwargs,
+        )
+        self.epsilon = epsilon
+        self.delta = delta
+        self.smoothing = smoothing
+        self.smoothing_order = smoothing_order
+        self.smoothing_blocks = smoothing_blocks
+        self.max_grad_norm = max_grad_norm
+        self.noise_multiplier = noise_multiplier
+        self.accounting = accounting
+        self.accountant = accountant
+        self.random_state = random_state
+
+
+class DPLSSGDNeuralNetRegressor(_DPLSSGDNetMixin, NeuralNetRegressor):
+    __doc__ = build_doc(
+        REGRESSOR_DOC, lr=_REGRESSOR_LR, max_epochs=_DEFAULT_MAX_EPOCHS, classifier=False
+    )
+
+    def __init__(
+        self,
+        module,
+        *,
+        criterion=torch.nn.MSELoss,
+        optimizer=torch.optim.SGD,
+        lr=_REGRESSOR_LR,
+        max_epochs=_DEFAULT_MAX_EPOCHS,
+        batch_size="auto",
+        train_split=None,
+        verbose=0,
+        epsilon=1.0,
+        delta=1e-5,
+        smoothing=1.0,
+        smoothing_order=1,
+        smoothing_blocks="per_tensor",
+        max_grad_norm=1.0,
+        noise_multiplier=None,
+        accounting="rdp",
+        accountant=None,
+        random_state=None,
+        **kwargs,
+    ):
+        super().__init__(
+            module,
+            criterion=criterion,
+            optimizer=optimizer,
+            lr=lr,
+            max_epochs=max_epochs,
+            batch_size=batch_size,
+            train_split=train_split,
+            verbose=verbose,
+            **kwargs,
+        )
+        self.epsilon = epsilon
+        self.delta = delta
+        self.smoothing = smoothing
+        self.smoothing_order = smoothing_order
+        self.smoothing_blocks = smoothing_blocks
+        self.max_grad_norm = max_grad_norm
+        self.noise_multiplier = noise_multiplier
+        self.accounting = accounting
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def _prepare_y(self, y):
+        # skorch wants y of shape (n, n_outputs); a 1-d y against outputs of shape (n, 1)
+        # would broadcast to an (n, n) loss in a batch.
+        if isinstance(y, (np.ndarray, torch.Tensor)) and y.ndim == 1:
+            return y.reshape(-1, 1)
+        return y

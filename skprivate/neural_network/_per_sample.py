@@ -1,0 +1,119 @@
+"""Per-example gradients of a torch module, clipped as one vector and summed.
+
+This is the data-dependent part of a DP-SGD step, before any noise: for every example of
+the batch, the gradient of its own loss with respect to *all* trainable parameters of the
+module together, scaled to Euclidean norm at most ``C``, then summed. Adding or removing one
+example changes the sum by one clipped gradient, so its L2 sensitivity is ``C`` (the
+property the sampled Gaussian mechanism needs). Clipping tensor by tensor, as the DP-LSSGD
+authors' code does, would give sensitivity ``C sqrt(K)`` for ``K`` tensors; clipping the
+batch mean bounds nothing per example (skprivate's algorithm spec, section 1.3).
+
+The per-example gradients come from ``torch.func``: ``grad`` of the loss of one example
+(the module called through ``functional_call`` on a batch of one), vectorised over the batch
+with ``vmap``. Each example passes through the module on its own, so no layer can mix
+examples (which is also why batch normalisation is refused by the estimators).
+"""
+
+from collections.abc import Mapping
+
+import torch
+from torch.func import functional_call, grad, vmap
+
+__all__ = []
+
+
+def tree_map(fn, data):
+    """Apply ``fn`` to every tensor in ``data`` (a tensor, or dicts/lists/tuples of them)."""
+    if isinstance(data, torch.Tensor):
+        return fn(data)
+    if isinstance(data, Mapping):
+        return {key: tree_map(fn, value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return type(data)(tree_map(fn, value) for value in data)
+    return data
+
+
+def _drop_batch_of_one(t):
+    # vmap stacks the per-example outputs of shape (1, ...) into (b, 1, ...).
+    return t[:, 0] if t.ndim >= 2 and t.shape[1] == 1 else t
+
+
+def clipped_gradient_sum(
+    module,
+    params,
+    buffers,
+    X,
+    y,
+    *,
+    example_loss,
+    max_grad_norm,
+    fit_params=None,
+    randomness="different",
+):
+    """Sum over the batch of per-example gradients, each clipped to ``max_grad_norm``.
+
+    Parameters
+    ----------
+    module : torch.nn.Module
+        The network, in the mode (train/eval) it should run in.
+    params : dict of str to Tensor
+        The trainable parameters (detached), by name: the gradient is taken for these.
+    buffers : dict of str to Tensor
+        Every other tensor the module needs (buffers, frozen parameters).
+    X : Tensor, or dict/list/tuple of Tensors
+        The batch; every tensor has the examples along its first axis.
+    y : Tensor or None
+        The targets, examples along the first axis.
+    example_loss : callable
+        ``example_loss(y_pred, y_true, X)`` on a batch of one example, returning that
+        example's loss as a scalar tensor.
+    max_grad_norm : float
+        Clipping norm ``C`` for the whole per-example gradient vector.
+    fit_params : dict, default=None
+        Extra keyword arguments for the module's ``forward`` (the same for every example).
+    randomness : {"different", "same", "error"}, default="different"
+        How random operations inside the module (dropout) behave under ``vmap``:
+        ``"different"`` draws independently for every example, as a plain batched forward
+        pass does.
+
+    Returns
+    -------
+    grad_sum : dict of str to Tensor
+        The sum of the clipped per-example gradients, shaped like ``params``.
+    losses : Tensor of shape (b,)
+        Each example's (unclipped) loss, detached.
+    y_pred : Tensor or structure of Tensors
+        The module's output for the batch, detached.
+    norms : Tensor of shape (b,)
+        Each example's gradient norm before clipping.
+    """
+    fit_params = {} if fit_params is None else fit_params
+
+    def loss_of_one(p, x, target):
+        xb = tree_map(lambda t: t.unsqueeze(0), x)
+        tb = tree_map(lambda t: t.unsqueeze(0), target)
+        if isinstance(xb, Mapping):
+            out = functional_call(module, (p, buffers), (), {**xb, **fit_params})
+        else:
+            out = functional_call(module, (p, buffers), (xb,), fit_params)
+        value = example_loss(out, tb, xb)
+        if value.ndim != 0:
+            raise ValueError(
+                "The loss of one example must be a scalar tensor; got shape "
+                f"{tuple(value.shape)}. A custom get_loss must reduce over the example's "
+                "outputs."
+            )
+        return value, (value.detach(), tree_map(torch.Tensor.detach, out))
+
+    y_dim = 0 if isinstance(y, torch.Tensor) else None
+    per_example = vmap(
+        grad(loss_of_one, has_aux=True), in_dims=(None, 0, y_dim), randomness=randomness
+    )
+    grads, (losses, y_pred) = per_example(params, X, y)
+    n = losses.shape[0]
+    squared = sum(g.reshape(n, -1).pow(2).sum(dim=1) for g in grads.values())
+    norms = squared.sqrt()
+    # min(1, C / norm) without dividing by a zero norm: C / max(norm, C).
+    factors = max_grad_norm / norms.clamp(min=max_grad_norm)
+    grad_sum = {name: torch.tensordot(factors, g, dims=1) for name, g in grads.items()}
+    return grad_sum, losses, tree_map(_drop_batch_of_one, y_pred), norms
