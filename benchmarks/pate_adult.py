@@ -17,9 +17,7 @@ import argparse
 import time
 import warnings
 
-import numpy as np
 from sklearn.ensemble import RandomForestClassifier
-from sklearn.pipeline import make_pipeline
 
 from skprivate.datasets import load_adult, make_adult_preprocessor
 from skprivate.exceptions import PrivacyLeakWarning
@@ -69,7 +67,7 @@ def main():
         print(f"{name:<34} {acc:>8.4f} {eps:>9.3f} {eps_dd:>15.3f} {answered:>8} "
               f"{seconds:>8.1f}")
     base = rows[0][1]
-    print(f"\nAccuracy relative to the non-private forest: "
+    print("\nAccuracy relative to the non-private forest: "
           + ", ".join(f"{r[0]}: {r[1] / base:.3f}" for r in rows[1:]))
     print("Targets: LNMax student >= 0.82 with data-dependent epsilon near 2.66; "
           "Confident-GNMax >= 0.83 at data-dependent epsilon <= 1.0.")

@@ -6,8 +6,6 @@ report its cost with :func:`skprivate.accounting.dpsgd_epsilon`; the privacy arg
 is stated next to the loop that relies on it, in ``_dpsgd_core``.
 """
 
-import functools
-from collections import namedtuple
 from numbers import Integral, Real
 
 import numpy as np
@@ -18,32 +16,15 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..accounting import dpsgd_epsilon, dpsgd_event, dpsgd_noise_multiplier
+from ..accounting import dpsgd_event
+from .._dpsgd_plan import plan_dpsgd
 from ..base import DPEstimatorMixin
-from ..exceptions import InfeasiblePrivacyError
 from ..mechanisms import gaussian_noise
 from ._dpsgd_core import residual_function, run_dplssgd
 
 __all__ = ["DPLSSGDClassifier", "DPLSSGDRegressor"]
 
 _AUTO_BATCH_SIZE = 256
-
-_Plan = namedtuple(
-    "_Plan", "noise_multiplier sample_rate n_steps steps_per_epoch batch_size epsilon"
-)
-
-
-@functools.lru_cache(maxsize=256)
-def _noise_and_epsilon(epsilon, delta, noise_multiplier, sample_rate, n_steps, accounting):
-    # Calibration costs about half a second; the plan made before the data are read, the fit,
-    # and the folds of a search of equal size all ask for the same numbers.
-    if noise_multiplier is None:
-        noise_multiplier = dpsgd_noise_multiplier(
-            epsilon, sample_rate, n_steps, delta, accountant=accounting
-        )
-    spent = dpsgd_epsilon(noise_multiplier, sample_rate, n_steps, delta, accountant=accounting)
-    return float(noise_multiplier), float(spent)
-
 
 class _BaseDPLSSGD(DPEstimatorMixin):
     """What the DP-LSSGD classifier and regressor share: the privacy plan and the loop."""
@@ -86,33 +67,18 @@ class _BaseDPLSSGD(DPEstimatorMixin):
     def _plan(self, n_samples):
         """Noise, sampling rate and steps of a fit on ``n_samples`` rows (public values only)."""
         self._check_params(n_samples)
-        batch_size = (
-            min(_AUTO_BATCH_SIZE, n_samples) if self.batch_size == "auto" else self.batch_size
+        return plan_dpsgd(
+            type(self).__name__,
+            n_samples,
+            batch_size=self.batch_size,
+            auto_batch_size=_AUTO_BATCH_SIZE,
+            epochs=self.max_iter,
+            epochs_name="max_iter",
+            epsilon=self.epsilon,
+            delta=self.delta,
+            noise_multiplier=self.noise_multiplier,
+            accounting=self.accounting,
         )
-        sample_rate = batch_size / n_samples
-        # One epoch is n / batch_size expected steps, rounded half up, at least one.
-        steps_per_epoch = max(1, int(n_samples / batch_size + 0.5))
-        n_steps = self.max_iter * steps_per_epoch
-        explicit = self.noise_multiplier is not None
-        try:
-            noise_multiplier, epsilon = _noise_and_epsilon(
-                None if explicit else float(self.epsilon),
-                float(self.delta),
-                float(self.noise_multiplier) if explicit else None,
-                float(sample_rate),
-                int(n_steps),
-                self.accounting,
-            )
-        except InfeasiblePrivacyError as exc:
-            raise InfeasiblePrivacyError(
-                f"{type(self).__name__}: epsilon={self.epsilon!r} (delta={self.delta!r}) cannot "
-                f"be reached in max_iter={self.max_iter} epochs with batch_size="
-                f"{self.batch_size!r} on {n_samples} rows ({n_steps} steps at sample rate "
-                f"{sample_rate:.3g}): even the largest supported noise multiplier spends "
-                "more. Raise epsilon or delta, or lower max_iter or batch_size (fewer and "
-                "smaller batches cost less)."
-            ) from exc
-        return _Plan(noise_multiplier, sample_rate, n_steps, steps_per_epoch, batch_size, epsilon)
 
     def _privacy_plan(self, n_samples):
         plan = self._plan(n_samples)

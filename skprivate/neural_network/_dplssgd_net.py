@@ -24,8 +24,6 @@ not a callback that could be left out.
 
 import contextlib
 import copy
-import functools
-from collections import namedtuple
 from collections.abc import Mapping
 from numbers import Integral, Real
 
@@ -39,9 +37,9 @@ from torch.nn.modules.batchnorm import _BatchNorm
 from torch.nn.modules.instancenorm import _InstanceNorm
 from torch.nn.parameter import UninitializedParameter
 
-from ..accounting import dpsgd_event, dpsgd_noise_multiplier
+from ..accounting import dpsgd_event
+from .._dpsgd_plan import plan_dpsgd
 from ..base import DPEstimatorMixin, _n_rows
-from ..exceptions import InfeasiblePrivacyError
 from ._accounting import composed_epsilon, runs_event
 from ._docstrings import CLASSIFIER_DOC, REGRESSOR_DOC, build_doc
 from ._per_sample import clipped_gradient_sum, tree_map
@@ -61,23 +59,6 @@ _REGRESSOR_LR = 0.5
 
 # DataLoader arguments that would replace the Poisson sampling.
 _SAMPLING_ARGUMENTS = ("batch_size", "shuffle", "sampler", "batch_sampler", "drop_last")
-
-_Plan = namedtuple(
-    "_Plan", "noise_multiplier sample_rate n_steps steps_per_epoch batch_size epsilon"
-)
-
-
-@functools.lru_cache(maxsize=256)
-def _noise_and_epsilon(epsilon, delta, noise_multiplier, sample_rate, n_steps, accounting):
-    # Calibration costs about a second; the plan made before the data are read, the fit and
-    # the folds of a search of equal size all ask for the same numbers.
-    if noise_multiplier is None:
-        noise_multiplier = dpsgd_noise_multiplier(
-            epsilon, sample_rate, n_steps, delta, accountant=accounting
-        )
-    spent = composed_epsilon([(noise_multiplier, sample_rate, n_steps)], delta, accounting)
-    return float(noise_multiplier), float(spent)
-
 
 def _count_rows(X):
     """Number of rows of anything skorch accepts as ``X``, read from lengths, never values."""
@@ -205,32 +186,18 @@ class _DPLSSGDNetMixin(DPEstimatorMixin):
     def _plan(self, n_samples):
         """Noise, sampling rate and steps of one call on ``n_samples`` rows."""
         self._check_params(n_samples)
-        batch_size = (
-            min(_AUTO_BATCH_SIZE, n_samples) if self.batch_size == "auto" else self.batch_size
+        return plan_dpsgd(
+            type(self).__name__,
+            n_samples,
+            batch_size=self.batch_size,
+            auto_batch_size=_AUTO_BATCH_SIZE,
+            epochs=self.max_epochs,
+            epochs_name="max_epochs",
+            epsilon=self.epsilon,
+            delta=self.delta,
+            noise_multiplier=self.noise_multiplier,
+            accounting=self.accounting,
         )
-        sample_rate = batch_size / n_samples
-        # One epoch is n / batch_size expected steps, rounded half up, at least one.
-        steps_per_epoch = max(1, int(n_samples / batch_size + 0.5))
-        n_steps = self.max_epochs * steps_per_epoch
-        explicit = self.noise_multiplier is not None
-        try:
-            noise_multiplier, epsilon = _noise_and_epsilon(
-                None if explicit else float(self.epsilon),
-                float(self.delta),
-                float(self.noise_multiplier) if explicit else None,
-                float(sample_rate),
-                int(n_steps),
-                self.accounting,
-            )
-        except InfeasiblePrivacyError as exc:
-            raise InfeasiblePrivacyError(
-                f"{type(self).__name__}: epsilon={self.epsilon!r} (delta={self.delta!r}) cannot "
-                f"be reached in max_epochs={self.max_epochs} epochs with batch_size="
-                f"{self.batch_size!r} on {n_samples} rows ({n_steps} steps at sample rate "
-                f"{sample_rate:.3g}): even the largest supported noise multiplier spends "
-                "more. Raise epsilon or delta, or lower max_epochs or batch_size."
-            ) from exc
-        return _Plan(noise_multiplier, sample_rate, n_steps, steps_per_epoch, batch_size, epsilon)
 
     def _privacy_plan(self, n_samples):
         """The spend of one call of ``fit`` (or ``partial_fit``) on ``n_samples`` rows."""

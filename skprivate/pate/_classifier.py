@@ -15,7 +15,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..accounting._pate import pate_epsilon
 from ..base import DPEstimatorMixin
-from ..exceptions import PrivacyLeakWarning
 from ._aggregation import NO_ANSWER, confident_gnmax, noisy_argmax, vote_counts
 
 __all__ = ["PATEClassifier"]
@@ -299,7 +298,7 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self : PATEClassifier
         """
         name = type(self).__name__
-        plan = self._begin_private_fit(X)
+        self._begin_private_fit(X)  # reserves the worst case before any value is read
         teacher = self.teacher if self.teacher is not None else RandomForestClassifier(100)
         allow_nan = get_tags(teacher).input_tags.allow_nan
         X, y = validate_data(

@@ -1,0 +1,67 @@
+"""The public side of a DP-SGD fit: batch size, sampling rate, steps, noise and epsilon.
+
+Shared by the numpy (``skprivate.linear_model``) and PyTorch (``skprivate.neural_network``)
+DP-LSSGD estimators, which plan a fit the same way from public numbers alone.
+"""
+
+import functools
+from collections import namedtuple
+
+from .accounting import dpsgd_epsilon, dpsgd_noise_multiplier
+from .exceptions import InfeasiblePrivacyError
+
+__all__ = []
+
+DPSGDPlan = namedtuple(
+    "DPSGDPlan", "noise_multiplier sample_rate n_steps steps_per_epoch batch_size epsilon"
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _noise_and_epsilon(epsilon, delta, noise_multiplier, sample_rate, n_steps, accounting):
+    # Calibration costs up to a second; the plan made before the data are read, the fit, and
+    # the folds of a search of equal size all ask for the same numbers.
+    if noise_multiplier is None:
+        noise_multiplier = dpsgd_noise_multiplier(
+            epsilon, sample_rate, n_steps, delta, accountant=accounting
+        )
+    spent = dpsgd_epsilon(noise_multiplier, sample_rate, n_steps, delta, accountant=accounting)
+    return float(noise_multiplier), float(spent)
+
+
+def plan_dpsgd(
+    owner, n_samples, *, batch_size, auto_batch_size, epochs, epochs_name, epsilon, delta,
+    noise_multiplier, accounting,
+):
+    """Plan a DP-SGD fit on ``n_samples`` rows from the estimator's parameters.
+
+    ``batch_size`` is the expected Poisson batch size (``"auto"``: ``auto_batch_size``
+    capped at ``n_samples``); one epoch is ``n_samples / batch_size`` expected steps, rounded
+    half up and at least one. With ``noise_multiplier=None`` the noise is calibrated to
+    ``epsilon``; otherwise ``epsilon`` is ignored and the plan's epsilon is computed from the
+    given noise. ``owner`` and ``epochs_name`` only word the error message.
+    """
+    if batch_size == "auto":
+        batch_size = min(auto_batch_size, n_samples)
+    sample_rate = batch_size / n_samples
+    steps_per_epoch = max(1, int(n_samples / batch_size + 0.5))
+    n_steps = epochs * steps_per_epoch
+    explicit = noise_multiplier is not None
+    try:
+        noise, spent = _noise_and_epsilon(
+            None if explicit else float(epsilon),
+            float(delta),
+            float(noise_multiplier) if explicit else None,
+            float(sample_rate),
+            int(n_steps),
+            accounting,
+        )
+    except InfeasiblePrivacyError as exc:
+        raise InfeasiblePrivacyError(
+            f"{owner}: epsilon={epsilon!r} (delta={delta!r}) cannot be reached in "
+            f"{epochs_name}={epochs} epochs with batch_size={batch_size!r} on {n_samples} rows "
+            f"({n_steps} steps at sample rate {sample_rate:.3g}): even the largest supported "
+            f"noise multiplier spends more. Raise epsilon or delta, or lower {epochs_name} or "
+            "batch_size (fewer and smaller batches cost less)."
+        ) from exc
+    return DPSGDPlan(noise, sample_rate, n_steps, steps_per_epoch, batch_size, spent)
