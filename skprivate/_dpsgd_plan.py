@@ -7,7 +7,7 @@ DP-LSSGD estimators, which plan a fit the same way from public numbers alone.
 import functools
 from collections import namedtuple
 
-from .accounting import dpsgd_epsilon, dpsgd_noise_multiplier
+from .accounting import dpsgd_epsilon, dpsgd_event, dpsgd_noise_multiplier
 from .exceptions import InfeasiblePrivacyError
 
 __all__ = []
@@ -65,3 +65,44 @@ def plan_dpsgd(
             "batch_size (fewer and smaller batches cost less)."
         ) from exc
     return DPSGDPlan(noise, sample_rate, n_steps, steps_per_epoch, batch_size, spent)
+
+
+class DPSGDPlanMixin:
+    """The privacy plan of a DP-SGD estimator, from its parameters and the number of rows.
+
+    Subclasses set ``_EPOCHS_PARAM`` (the name of their epochs parameter) and
+    ``_AUTO_BATCH_SIZE``, and may extend ``_check_params`` (calling this one first).
+    """
+
+    def _check_params(self, n_samples):
+        if self.batch_size != "auto" and self.batch_size > n_samples:
+            raise ValueError(
+                f"{type(self).__name__}: batch_size={self.batch_size} is larger than "
+                f"n_samples={n_samples}. batch_size is the expected size of a Poisson-sampled "
+                f"batch, so it can be at most n_samples; use batch_size <= {n_samples} "
+                "(batch_size=n_samples uses every row at every step) or batch_size='auto'."
+            )
+
+    def _plan(self, n_samples):
+        """Noise, sampling rate and steps of a fit on ``n_samples`` rows (public values only)."""
+        self._check_params(n_samples)
+        return plan_dpsgd(
+            type(self).__name__,
+            n_samples,
+            batch_size=self.batch_size,
+            auto_batch_size=self._AUTO_BATCH_SIZE,
+            epochs=getattr(self, self._EPOCHS_PARAM),
+            epochs_name=self._EPOCHS_PARAM,
+            epsilon=self.epsilon,
+            delta=self.delta,
+            noise_multiplier=self.noise_multiplier,
+            accounting=self.accounting,
+        )
+
+    def _privacy_plan(self, n_samples):
+        plan = self._plan(n_samples)
+        return self._privacy_spend(
+            plan.epsilon,
+            self.delta,
+            event=dpsgd_event(plan.noise_multiplier, plan.sample_rate, plan.n_steps),
+        )

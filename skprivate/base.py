@@ -135,6 +135,10 @@ class DPEstimatorMixin:
         n_samples = _n_rows(X)
         if n_samples is None or n_samples < 1:
             return None
+        return self._reserve_plan(n_samples)
+
+    def _reserve_plan(self, n_samples):
+        """Plan a fit on ``n_samples`` rows and reserve it in the accountant, if any."""
         plan = self._privacy_plan(n_samples)
         # Reserve the planned spend (check and record in one step), so that concurrent fits
         # sharing the accountant cannot both pass the check; settled in _finish_private_fit.

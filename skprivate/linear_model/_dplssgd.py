@@ -17,7 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..accounting import dpsgd_event
-from .._dpsgd_plan import plan_dpsgd
+from .._dpsgd_plan import DPSGDPlanMixin
 from ..base import DPEstimatorMixin
 from ..mechanisms import gaussian_noise
 from ._dpsgd_core import residual_function, run_dplssgd
@@ -26,7 +26,8 @@ __all__ = ["DPLSSGDClassifier", "DPLSSGDRegressor"]
 
 _AUTO_BATCH_SIZE = 256
 
-class _BaseDPLSSGD(DPEstimatorMixin):
+
+class _BaseDPLSSGD(DPSGDPlanMixin, DPEstimatorMixin):
     """What the DP-LSSGD classifier and regressor share: the privacy plan and the loop."""
 
     _parameter_constraints = {
@@ -46,15 +47,12 @@ class _BaseDPLSSGD(DPEstimatorMixin):
         "verbose": ["verbose"],
     }
 
+    _EPOCHS_PARAM = "max_iter"
+    _AUTO_BATCH_SIZE = _AUTO_BATCH_SIZE
+
     def _check_params(self, n_samples):
+        super()._check_params(n_samples)
         name = type(self).__name__
-        if self.batch_size != "auto" and self.batch_size > n_samples:
-            raise ValueError(
-                f"{name}: batch_size={self.batch_size} is larger than n_samples={n_samples}. "
-                "batch_size is the expected size of a Poisson-sampled batch, so it can be at "
-                f"most n_samples; use batch_size <= {n_samples} (batch_size=n_samples uses "
-                "every row at every step) or batch_size='auto'."
-            )
         if self.alpha * self.learning_rate >= 2:
             raise ValueError(
                 f"{name}: alpha * learning_rate = {self.alpha * self.learning_rate:.4g} >= 2, "
@@ -63,30 +61,6 @@ class _BaseDPLSSGD(DPEstimatorMixin):
                 "alpha or learning_rate so that their product is below 2 (below 1 also "
                 "avoids oscillation)."
             )
-
-    def _plan(self, n_samples):
-        """Noise, sampling rate and steps of a fit on ``n_samples`` rows (public values only)."""
-        self._check_params(n_samples)
-        return plan_dpsgd(
-            type(self).__name__,
-            n_samples,
-            batch_size=self.batch_size,
-            auto_batch_size=_AUTO_BATCH_SIZE,
-            epochs=self.max_iter,
-            epochs_name="max_iter",
-            epsilon=self.epsilon,
-            delta=self.delta,
-            noise_multiplier=self.noise_multiplier,
-            accounting=self.accounting,
-        )
-
-    def _privacy_plan(self, n_samples):
-        plan = self._plan(n_samples)
-        return self._privacy_spend(
-            plan.epsilon,
-            self.delta,
-            event=dpsgd_event(plan.noise_multiplier, plan.sample_rate, plan.n_steps),
-        )
 
     def _fit_linear(self, X, y, rng, n_outputs, huber_threshold=None):
         n_samples = X.shape[0]

@@ -37,8 +37,7 @@ from torch.nn.modules.batchnorm import _BatchNorm
 from torch.nn.modules.instancenorm import _InstanceNorm
 from torch.nn.parameter import UninitializedParameter
 
-from ..accounting import dpsgd_event
-from .._dpsgd_plan import plan_dpsgd
+from .._dpsgd_plan import DPSGDPlanMixin
 from ..base import DPEstimatorMixin, _n_rows
 from ._accounting import composed_epsilon, runs_event
 from ._docstrings import CLASSIFIER_DOC, REGRESSOR_DOC, build_doc
@@ -137,7 +136,7 @@ class _Run:
         self.reduction = None
 
 
-class _DPLSSGDNetMixin(DPEstimatorMixin):
+class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
     """The DP-LSSGD training of a skorch net, shared by the classifier and the regressor."""
 
     _parameter_constraints = {
@@ -171,46 +170,12 @@ class _DPLSSGDNetMixin(DPEstimatorMixin):
             self._parameter_constraints, params, caller_name=type(self).__name__
         )
 
-    def _check_params(self, n_samples):
-        name = type(self).__name__
-        if self.batch_size != "auto" and self.batch_size > n_samples:
-            raise ValueError(
-                f"{name}: batch_size={self.batch_size} is larger than n_samples={n_samples}. "
-                "batch_size is the expected size of a Poisson-sampled batch, so it can be at "
-                f"most n_samples; use batch_size <= {n_samples} (batch_size=n_samples uses "
-                "every row at every step) or batch_size='auto'."
-            )
-
-    # --- the privacy plan: public values only -------------------------------------------------
-
-    def _plan(self, n_samples):
-        """Noise, sampling rate and steps of one call on ``n_samples`` rows."""
-        self._check_params(n_samples)
-        return plan_dpsgd(
-            type(self).__name__,
-            n_samples,
-            batch_size=self.batch_size,
-            auto_batch_size=_AUTO_BATCH_SIZE,
-            epochs=self.max_epochs,
-            epochs_name="max_epochs",
-            epsilon=self.epsilon,
-            delta=self.delta,
-            noise_multiplier=self.noise_multiplier,
-            accounting=self.accounting,
-        )
-
-    def _privacy_plan(self, n_samples):
-        """The spend of one call of ``fit`` (or ``partial_fit``) on ``n_samples`` rows."""
-        plan = self._plan(n_samples)
-        return self._privacy_spend(
-            plan.epsilon,
-            self.delta,
-            event=dpsgd_event(plan.noise_multiplier, plan.sample_rate, plan.n_steps),
-        )
+    _EPOCHS_PARAM = "max_epochs"
+    _AUTO_BATCH_SIZE = _AUTO_BATCH_SIZE
 
     def _begin_private_fit(self, X):
         # skorch takes dicts, lists of arrays and Datasets, whose len() is not always the
-        # number of rows; otherwise this is DPEstimatorMixin's: plan, then ask the accountant.
+        # number of rows; otherwise this is DPEstimatorMixin's: plan, then reserve it.
         n_samples = _count_rows(X)
         if n_samples is None:
             raise ValueError(
@@ -223,10 +188,7 @@ class _DPLSSGDNetMixin(DPEstimatorMixin):
             raise ValueError(
                 f"{type(self).__name__}: X has 0 rows; at least one row is needed to fit."
             )
-        plan = self._privacy_plan(n_samples)
-        if self.accountant is not None:
-            self.accountant.check(plan)
-        return plan
+        return self._reserve_plan(n_samples)
 
     # --- components ---------------------------------------------------------------------------
 
