@@ -189,3 +189,32 @@ def test_bad_input_gets_clear_errors():
     X_nan[3, 2] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         small(teacher=LogisticRegression()).fit(X_nan, y_priv, X_public=X_pub)
+
+
+def test_skorch_networks_as_teachers_and_student():
+    # skorch nets take float32 input and predict class indices, so the labels are 0..K-1
+    # (digits already are) and a cast to float32 leads each pipeline.
+    torch = pytest.importorskip("torch")
+    from skorch import NeuralNetClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+
+    def net():
+        module = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.ReLU(),
+                                     torch.nn.Linear(32, 10))
+        return make_pipeline(
+            FunctionTransformer(np.float32),
+            NeuralNetClassifier(module, criterion=torch.nn.CrossEntropyLoss, max_epochs=30,
+                                lr=0.01, optimizer=torch.optim.Adam, train_split=None,
+                                verbose=0, batch_size=32),
+        )
+
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0  # the public pixel bound
+    clf = PATEClassifier(net(), net(), n_teachers=5, n_queries=250, noise_scale=0.5,
+                         random_state=0)
+    clf.fit(X[:1200], y[:1200], X_public=X[1200:1500])
+    assert clf.score(X[1500:], y[1500:]) > 0.8
