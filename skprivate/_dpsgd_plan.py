@@ -106,3 +106,34 @@ class DPSGDPlanMixin:
             self.delta,
             event=dpsgd_event(plan.noise_multiplier, plan.sample_rate, plan.n_steps),
         )
+
+    def _dpsgd_report(self, plan, *, gradients, steps, **extra):
+        """Privacy-report entries of a DP-LSSGD fit; ``gradients`` names what is clipped."""
+        report = {
+            "mechanism": (
+                "DP-SGD: Poisson-subsampled Gaussian mechanism on per-example gradients of "
+                f"{gradients}, clipped to max_grad_norm; Laplacian smoothing of the noisy "
+                "gradient (post-processing)"
+            ),
+            "accountant": f"{self.accounting.upper()} (dp-accounting), composed over steps",
+            "noise_multiplier": plan.noise_multiplier,
+            "sample_rate": plan.sample_rate,
+            "expected_batch_size": plan.batch_size,
+            "steps": steps,
+            **extra,
+            "max_grad_norm": float(self.max_grad_norm),
+            "smoothing": (
+                f"sigma={float(self.smoothing):g}, order={self.smoothing_order}, "
+                f"blocks={self.smoothing_blocks}"
+            ),
+            "reference": (
+                "Wang, Gu, Boedihardjo, Barekat and Osher, DP-LSSGD (2019); Mironov, Talwar "
+                "and Zhang, Renyi DP of the sampled Gaussian mechanism (2019)"
+            ),
+        }
+        if self.noise_multiplier is not None:
+            report["note"] = (
+                "noise_multiplier was given, so the epsilon parameter was not used; epsilon "
+                "is what this noise achieves"
+            )
+        return report

@@ -273,7 +273,8 @@ class BudgetAccountant:
 
     def _settle(self, reserved, actual):
         """Replace a reservation made before a fit by what the fit actually spent (<= it)."""
-        if actual is reserved:
+        # A fit that spent exactly its plan needs no rewrite (nor a rebuild of the RDP ledger).
+        if actual is reserved or (actual == reserved and actual.event == reserved.event):
             return
         with self._lock:
             for i, record in enumerate(self.spends):

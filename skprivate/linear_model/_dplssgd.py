@@ -16,7 +16,6 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..accounting import dpsgd_event
 from .._dpsgd_plan import DPSGDPlanMixin
 from ..base import DPEstimatorMixin
 from ..mechanisms import gaussian_noise
@@ -91,37 +90,10 @@ class _BaseDPLSSGD(DPSGDPlanMixin, DPEstimatorMixin):
         self.sample_rate_ = plan.sample_rate
         self.n_steps_ = plan.n_steps
         self.n_iter_ = self.max_iter
-        spend = self._privacy_spend(
-            plan.epsilon,
-            self.delta,
-            event=dpsgd_event(plan.noise_multiplier, plan.sample_rate, plan.n_steps),
+        spend = self._privacy_plan(n_samples)  # cached: the spend reserved before the fit
+        report = self._dpsgd_report(
+            plan, gradients="the whole parameter vector", steps=plan.n_steps
         )
-        report = {
-            "mechanism": (
-                "DP-SGD: Poisson-subsampled Gaussian mechanism on per-example gradients of "
-                "the whole parameter vector clipped to max_grad_norm; Laplacian smoothing of "
-                "the noisy gradient (post-processing)"
-            ),
-            "accountant": f"{self.accounting.upper()} (dp-accounting), composed over steps",
-            "noise_multiplier": plan.noise_multiplier,
-            "sample_rate": plan.sample_rate,
-            "expected_batch_size": plan.batch_size,
-            "steps": plan.n_steps,
-            "max_grad_norm": float(self.max_grad_norm),
-            "smoothing": (
-                f"sigma={float(self.smoothing):g}, order={self.smoothing_order}, "
-                f"blocks={self.smoothing_blocks}"
-            ),
-            "reference": (
-                "Wang, Gu, Boedihardjo, Barekat and Osher, DP-LSSGD (2019); Mironov, Talwar "
-                "and Zhang, Renyi DP of the sampled Gaussian mechanism (2019)"
-            ),
-        }
-        if self.noise_multiplier is not None:
-            report["note"] = (
-                "noise_multiplier was given, so the epsilon parameter was not used; epsilon "
-                "is what this noise achieves"
-            )
         self._finish_private_fit(spend, report, n_samples)
         return coef, intercept
 

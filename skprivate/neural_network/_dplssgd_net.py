@@ -595,33 +595,12 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
         self.sample_rate_ = plan.sample_rate
         self.n_steps_ = sum(steps for _, _, steps in self._dp_runs_)
         self.n_iter_ = self._dp_epochs_
-        report = {
-            "mechanism": (
-                "DP-SGD: Poisson-subsampled Gaussian mechanism on per-example gradients of "
-                "all trainable parameters together, clipped to max_grad_norm; Laplacian "
-                "smoothing of the noisy gradient and the optimizer step (post-processing)"
-            ),
-            "accountant": f"{self.accounting.upper()} (dp-accounting), composed over steps",
-            "noise_multiplier": plan.noise_multiplier,
-            "sample_rate": plan.sample_rate,
-            "expected_batch_size": plan.batch_size,
-            "steps": self.n_steps_,
-            "epochs": self.n_iter_,
-            "max_grad_norm": float(self.max_grad_norm),
-            "smoothing": (
-                f"sigma={float(self.smoothing):g}, order={self.smoothing_order}, "
-                f"blocks={self.smoothing_blocks}"
-            ),
-            "reference": (
-                "Wang, Gu, Boedihardjo, Barekat and Osher, DP-LSSGD (2019); Mironov, Talwar "
-                "and Zhang, Renyi DP of the sampled Gaussian mechanism (2019)"
-            ),
-        }
-        if self.noise_multiplier is not None:
-            report["note"] = (
-                "noise_multiplier was given, so the epsilon parameter was not used; epsilon "
-                "is what this noise achieves"
-            )
+        report = self._dpsgd_report(
+            plan,
+            gradients="all trainable parameters together",
+            steps=self.n_steps_,
+            epochs=self.n_iter_,
+        )
         if run.steps < plan.n_steps:
             report["stopped_early"] = f"{run.steps} of {plan.n_steps} planned steps ran"
         caveats = []
