@@ -380,13 +380,18 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         order = np.argsort(owner, kind="stable")
         bounds = np.searchsorted(owner[order], np.arange(n_teachers + 1))
         parts = [order[bounds[t] : bounds[t + 1]] for t in range(n_teachers)]
-        for t, part in enumerate(parts):
-            if len(np.unique(y[part])) < 2:
-                raise ValueError(
-                    f"{name}: teacher {t} received {len(part)} rows of a single class, so it "
-                    f"cannot be trained. Use fewer teachers (n_teachers={self.n_teachers}) or "
-                    "groups that each hold at least two classes."
-                )
+        # Classes seen by each teacher, from one (teacher, class) histogram.
+        n_classes = len(self.classes_)
+        cells = owner * n_classes + np.searchsorted(self.classes_, y)
+        seen = np.bincount(cells, minlength=n_teachers * n_classes).reshape(n_teachers, -1)
+        single = np.flatnonzero((seen > 0).sum(axis=1) < 2)
+        if single.size:
+            t = int(single[0])
+            raise ValueError(
+                f"{name}: teacher {t} received {len(parts[t])} rows of a single class, so it "
+                f"cannot be trained. Use fewer teachers (n_teachers={self.n_teachers}) or "
+                "groups that each hold at least two classes."
+            )
         # One seed per teacher, drawn before the loop: results do not depend on n_jobs.
         seeds = rng.integers(np.iinfo(np.int32).max, size=n_teachers)
         predictions = Parallel(n_jobs=self.n_jobs)(
