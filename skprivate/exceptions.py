@@ -10,6 +10,7 @@ __all__ = [
     "BudgetExceededError",
     "InfeasiblePrivacyError",
     "PrivacyLeakWarning",
+    "PrivacyTestFailed",
 ]
 
 
@@ -41,4 +42,17 @@ class PrivacyLeakWarning(UserWarning):
 
     Emitted at most once per fit, listing every reason: noise from a fixed ``random_state``,
     bounds read from the private data, a ``delta`` that protects no one (``delta >= 1/n``), ...
+    """
+
+
+class PrivacyTestFailed(ValueError):
+    """A private propose-test-release check refused to release a model.
+
+    Raised when the noisy test statistic of a propose-test-release mechanism (for example
+    the dropout-stability test of :class:`~skprivate.DPDropoutRegressor`) says the data are
+    not stable enough for the release to be private. The failed test is itself an output of
+    a private mechanism: its privacy cost has been spent (and recorded in any
+    :class:`~skprivate.accounting.BudgetAccountant`) even though no model is returned.
+    Its message says why the test failed (a rare or constant feature, too few rows) and
+    what to change.
     """
