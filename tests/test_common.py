@@ -30,7 +30,21 @@ NOT_PRIVATE = {"DropoutSGDClassifier", "DropoutSGDRegressor", "GEMSCombiner"}
 PRIVATE = [(name, cls) for name, cls in ESTIMATORS if name not in NOT_PRIVATE]
 
 # Meta-estimators whose constructor needs arguments: name -> factory of a default instance.
-FACTORIES = {}
+FACTORIES = {
+    "PrivateRandomSearchCV": lambda: _private_search("PrivateRandomSearchCV"),
+    "PrivateGridSearchCV": lambda: _private_search("PrivateGridSearchCV"),
+}
+
+
+def _private_search(name):
+    # A small search over the DP-LSSGD classifier: two candidates, two runs on average.
+    from skprivate.linear_model import DPLSSGDClassifier
+    from skprivate import model_selection
+
+    return getattr(model_selection, name)(
+        DPLSSGDClassifier(), {"learning_rate": [0.5, 1.0]}, n_candidates="geometric",
+        mean_candidates=2,
+    )
 
 
 def _torch_estimators():

@@ -292,17 +292,27 @@ def _gaps(votes):
 
 def _logq_laplace(votes, gamma):
     """log of the 2017 Lemma 4 bound on Pr[LNMax != plurality], one per query."""
-    scaled = gamma * _gaps(votes)
+    return _logq_laplace_gaps(_gaps(votes), gamma)
+
+
+def _logq_laplace_gaps(gaps, gamma):
+    """2017 Lemma 4 from the gaps ``n_j* - n_j`` (last axis; +inf marks no class)."""
+    scaled = gamma * np.asarray(gaps, dtype=np.float64)
     with np.errstate(invalid="ignore"):  # inf - inf at the excluded plurality class
         terms = np.log(2 + scaled) - math.log(4) - scaled
     terms[~np.isfinite(scaled)] = -np.inf
-    return logsumexp(terms, axis=1)
+    return logsumexp(terms, axis=-1)
 
 
 def _logq_gaussian(votes, sigma):
     """log of the 2018 Proposition 7 bound on Pr[GNMax != plurality], one per query."""
+    return _logq_gaussian_gaps(_gaps(votes), sigma)
+
+
+def _logq_gaussian_gaps(gaps, sigma):
+    """2018 Proposition 7 from the gaps ``n_j* - n_j`` (last axis; +inf marks no class)."""
     # Pr[N(0, 2 sigma^2) >= gap] = Phi(-gap / (sqrt(2) sigma)) = erfc(gap / (2 sigma)) / 2
-    return logsumexp(log_ndtr(-_gaps(votes) / (math.sqrt(2) * sigma)), axis=1)
+    return logsumexp(log_ndtr(-np.asarray(gaps) / (math.sqrt(2) * sigma)), axis=-1)
 
 
 def _rdp_theorem3(logq, pure_eps, orders):

@@ -64,12 +64,21 @@ def test_student_learns_and_epsilon_is_the_data_independent_bound():
     clf = small().fit(X_priv, y_priv, X_public=X_pub)
     assert clf.score(X_test, y_test) > 0.85
     assert clf.n_queries_ == 80 and clf.n_answered_ == 80
-    expected = pate_epsilon(np.zeros((80, 2), dtype=int), mechanism="laplace", noise_scale=2.0,
-                            delta=1e-5, data_dependent=False).epsilon_data_independent
-    assert clf.epsilon_ == pytest.approx(expected)
-    # LNMax is (2/b)-DP per query, so basic composition bounds the total from above.
-    assert clf.epsilon_ <= 80 * 2 / 2.0
+    # epsilon_ covers the answers and the release of epsilon_sanitized_ (GNSS): LNMax is
+    # (2/b)-DP per query, so basic composition with the release's own (epsilon, delta),
+    # converted here by dp-accounting, bounds the total from above.
+    from dp_accounting import rdp as dp_rdp
+
+    from skprivate.accounting import gnss_rdp
+
+    order, beta, sigma = clf._sanitization()
+    orders = np.linspace(1.05, 60, 400)
+    release, _ = dp_rdp.compute_epsilon(orders, gnss_rdp(orders, beta, sigma), 1e-5)
+    answers = pate_epsilon(np.zeros((80, 2), dtype=int), mechanism="laplace", noise_scale=2.0,
+                           delta=1e-5, data_dependent=False)
+    assert answers.epsilon_data_independent < clf.epsilon_ <= 80 * 2 / 2.0 + release + 1e-6
     assert clf.epsilon_data_dependent_ <= clf.epsilon_
+    assert 0 < clf.epsilon_sanitized_ <= clf.epsilon_
     assert clf.privacy_report_["queries asked"] == 80
     assert not hasattr(clf, "teachers_")  # teachers are never kept
 
