@@ -479,6 +479,7 @@ def pate_epsilon(
     See Also
     --------
     PATEPrivacy : The result.
+    pate_sanitized_epsilon : Publish the data-dependent bound privately.
     skprivate.accounting.dpsgd_epsilon : The same RDP conversion for DP-SGD.
 
     Notes
@@ -514,9 +515,9 @@ def pate_epsilon(
     **The data-dependent epsilon is private.** It is a function of the votes, hence of the
     private data (a strong consensus says something about the teachers' training sets), and
     publishing it is a release that no epsilon here covers. Publish
-    ``epsilon_data_independent``, or a noisy version of the data-dependent one obtained by
-    the 2018 paper's smooth-sensitivity mechanism (Section 4 and appendix), whose own cost
-    must be added; that sanitisation is not implemented here.
+    ``epsilon_data_independent``, or a noisy version of the data-dependent one released by
+    smooth sensitivity (2018 paper, Section 4.2 and Appendix C), whose own cost must be
+    added: :func:`pate_sanitized_epsilon` does both.
 
     **Answered queries.** With a threshold, which queries are answered is decided by the
     noisy threshold step, so the realised count depends on the votes. Charging GNMax only
