@@ -15,7 +15,9 @@ _LAZY = {
     "laplacian_smooth": "skprivate.smoothing",
     "PATEClassifier": "skprivate.pate",
 }
-_SUBMODULES = ["accounting", "base", "datasets", "exceptions", "mechanisms", "utils"]
+_SUBMODULES = [
+    "accounting", "base", "datasets", "exceptions", "mechanisms", "plotting", "utils",
+]
 
 __all__ = ["__version__", *_LAZY, *_SUBMODULES]
 

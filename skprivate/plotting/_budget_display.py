@@ -1,0 +1,125 @@
+"""What a privacy budget has been spent on, and what is left."""
+
+import numpy as np
+
+from ._matplotlib import axes
+
+__all__ = ["PrivacyBudgetDisplay"]
+
+
+class PrivacyBudgetDisplay:
+    """Bars of the epsilon each fit spent from a budget, and what remains.
+
+    Build it with :meth:`from_accountant`.
+
+    Parameters
+    ----------
+    labels : list of str
+        Who spent each part (estimator class names).
+    epsilons : array-like of shape (n_spends,)
+        Epsilon of each spend.
+    total_epsilon : float
+        The composed total (it can be below the sum: RDP composition).
+    budget_epsilon : float
+        The budget (inf for none).
+
+    Attributes
+    ----------
+    ax_ : matplotlib Axes
+        The axes drawn on.
+    figure_ : matplotlib Figure
+        The figure.
+    bars_ : matplotlib BarContainer
+        One bar per spend (and one for what remains).
+
+    See Also
+    --------
+    skprivate.accounting.BudgetAccountant : The budget drawn.
+    PrivacyUtilityDisplay : Score against epsilon.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from skprivate.accounting import BudgetAccountant
+    >>> from skprivate.plotting import PrivacyBudgetDisplay
+    >>> budget = BudgetAccountant(epsilon=3.0)
+    >>> budget.spend(1.0, label="first model")
+    >>> budget.spend(0.5, label="second model")
+    >>> display = PrivacyBudgetDisplay.from_accountant(budget)
+    >>> display.labels, display.remaining_epsilon
+    (['first model', 'second model'], 1.5)
+    """
+
+    def __init__(self, labels, epsilons, total_epsilon, budget_epsilon):
+        self.labels = list(labels)
+        self.epsilons = np.asarray(epsilons, dtype=np.float64)
+        self.total_epsilon = float(total_epsilon)
+        self.budget_epsilon = float(budget_epsilon)
+
+    @property
+    def remaining_epsilon(self):
+        """Budget left (inf without a budget)."""
+        return max(self.budget_epsilon - self.total_epsilon, 0.0)
+
+    @classmethod
+    def from_accountant(cls, accountant, *, ax=None, plot=True):
+        """Read the spends of a :class:`~skprivate.accounting.BudgetAccountant`.
+
+        Parameters
+        ----------
+        accountant : BudgetAccountant
+            The budget.
+        ax : matplotlib Axes, default=None
+            Where to draw; None makes a new figure.
+        plot : bool, default=True
+            Draw now.
+
+        Returns
+        -------
+        display : PrivacyBudgetDisplay
+        """
+        from ..accounting import BudgetAccountant
+
+        if not isinstance(accountant, BudgetAccountant):
+            raise TypeError(
+                "accountant must be a skprivate.accounting.BudgetAccountant; got "
+                f"{type(accountant).__name__}."
+            )
+        spends = list(accountant.spends)
+        labels = [s.label or f"spend {i + 1}" for i, s in enumerate(spends)]
+        display = cls(labels, [s.epsilon for s in spends], accountant.total()[0],
+                      accountant.epsilon)
+        return display.plot(ax=ax) if plot else display
+
+    def plot(self, ax=None):
+        """Draw the bars.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Where to draw; None makes a new figure.
+
+        Returns
+        -------
+        display : PrivacyBudgetDisplay
+            ``self``, with the drawn artists.
+        """
+        ax = axes(ax, type(self).__name__)
+        labels, values = list(self.labels), list(self.epsilons)
+        colors = ["C0"] * len(values)
+        if np.isfinite(self.budget_epsilon):
+            labels.append("remaining")
+            values.append(self.remaining_epsilon)
+            colors.append("lightgrey")
+        self.bars_ = ax.barh(labels, values, color=colors)
+        ax.invert_yaxis()  # first spend on top
+        ax.set_xlabel("epsilon")
+        title = f"spent epsilon = {self.total_epsilon:.3g}"
+        if self.total_epsilon < self.epsilons.sum() - 1e-9:
+            title += f" (RDP composition; the sum is {self.epsilons.sum():.3g})"
+        if np.isfinite(self.budget_epsilon):
+            title += f" of a budget of {self.budget_epsilon:.3g}"
+        ax.set_title(title)
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
