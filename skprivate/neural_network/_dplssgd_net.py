@@ -74,6 +74,52 @@ def _count_rows(X):
     return _n_rows(X)
 
 
+def _is_plain_array(X):
+    """A numpy array, pandas frame or scipy sparse matrix: skorch's other forms pass as they are."""
+    if isinstance(X, (np.ndarray, np.generic)) or hasattr(X, "to_numpy"):
+        return True
+    return hasattr(X, "tocsr") and hasattr(X, "nnz")
+
+
+def _check_plain_array(X, owner):
+    """Refuse, with a message, array input that would otherwise fail inside torch.
+
+    Returns a numeric numpy array (pandas frames converted); dicts, lists, tensors and
+    Datasets are returned unchanged, as skorch takes them.
+    """
+    if not _is_plain_array(X):
+        return X
+    if hasattr(X, "tocsr"):
+        raise TypeError(
+            f"{owner} does not take scipy sparse X: torch modules need dense input. Pass "
+            "X.toarray() if it fits in memory, or a torch Dataset that densifies each row."
+        )
+    values = X.to_numpy() if hasattr(X, "to_numpy") else np.asarray(X)
+    if values.dtype.kind == "c":
+        raise ValueError(f"{owner}: complex data not supported; got X of dtype {values.dtype}.")
+    if values.dtype.kind not in "biuf":
+        try:
+            values = values.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{owner}: X must be numeric; got dtype {values.dtype} whose values cannot be "
+                "converted to float. Encode categorical columns first (for example with "
+                "skprivate.datasets.make_adult_preprocessor or a OneHotEncoder with fixed, "
+                "public categories)."
+            ) from None
+    if values.ndim < 2:
+        raise ValueError(
+            f"{owner}: expected 2D array, got {values.ndim}D array instead. Reshape your "
+            "data with X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if "
+            "it is a single sample."
+        )
+    if values.ndim == 2 and values.shape[1] == 0:
+        raise ValueError(
+            f"{owner}: 0 feature(s) (shape={values.shape}) while a minimum of 1 is required."
+        )
+    return values
+
+
 def _check_finite(data, name, owner):
     """Raise if a floating array or tensor in ``data`` holds NaN or infinity.
 
@@ -282,6 +328,24 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
     def _prepare_y(self, y):
         return y
 
+    def _check_targets(self, y):
+        return y
+
+    def _check_n_features(self, X):
+        expected = getattr(self, "n_features_in_", None)
+        if expected is not None and X.ndim == 2 and X.shape[1] != expected:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{expected} features as input."
+            )
+
+    def forward_iter(self, X, training=False, device="cpu"):
+        """Run the module over ``X`` batch by batch (after checking array input)."""
+        X = _check_plain_array(X, type(self).__name__)
+        if isinstance(X, np.ndarray):
+            self._check_n_features(X)
+        return super().forward_iter(X, training=training, device=device)
+
     def infer(self, x, **fit_params):
         """Run the module on a batch (after casting floating inputs to the module's dtype)."""
         x = self._as_module_input(x)
@@ -344,9 +408,15 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
         self._validate_dp_params()
         self._begin_private_fit(X)  # before any value of X is read
         n_samples = _count_rows(X)
+        X = _check_plain_array(X, type(self).__name__)
+        if isinstance(X, np.ndarray):
+            if fresh:
+                self.n_features_in_ = int(X.shape[1])
+            else:
+                self._check_n_features(X)
         _check_finite(X, "X", type(self).__name__)
         _check_finite(y, "y", type(self).__name__)
-        y = self._prepare_y(y)
+        y = self._prepare_y(self._check_targets(y))
         plan = self._plan(n_samples)  # cached: the numbers the accountant just checked
         rng = self._noise_rng()
         torch_seed, noise_seed = (int(s) for s in rng.integers(0, 2**63 - 1, size=2))
@@ -630,6 +700,34 @@ class DPLSSGDNeuralNetClassifier(_DPLSSGDNetMixin, NeuralNetClassifier):
     __doc__ = build_doc(
         CLASSIFIER_DOC, lr=_CLASSIFIER_LR, max_epochs=_DEFAULT_MAX_EPOCHS, classifier=True
     )
+
+    def _check_targets(self, y):
+        # Labels must be the module's output indices; refuse what would fail inside torch.
+        if y is None or not (_is_plain_array(y) or isinstance(y, (list, tuple))):
+            return y
+        labels = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+        name = type(self).__name__
+        if labels.dtype.kind in "OUS":
+            raise ValueError(
+                f"{name}: y holds labels of dtype {labels.dtype} (for example "
+                f"{labels.ravel()[:1].tolist()}); the net needs integer class indices 0 .. "
+                "n_classes - 1. Encode them with sklearn.preprocessing.LabelEncoder and decode "
+                "the predictions with its inverse_transform."
+            )
+        if labels.dtype.kind == "f":
+            if not np.all(np.isfinite(labels)) or np.any(labels != np.round(labels)):
+                raise ValueError(
+                    f"Unknown label type: continuous. {name} needs integer class indices; "
+                    "for a continuous target use DPLSSGDNeuralNetRegressor."
+                )
+            labels = labels.astype(np.int64)
+        if self.classes is None and np.unique(labels).size < 2:
+            raise ValueError(
+                f"{name}: y has one class {np.unique(labels).tolist()}; a classifier "
+                "needs at least two. Pass classes=[...] if the others are known but absent "
+                "from this batch (for example in partial_fit)."
+            )
+        return labels
 
     def __init__(
         self,

@@ -626,25 +626,12 @@ _SKORCH_FAILURES = {
         "skorch's NeuralNet.__init__ sets history_, initialized_ and virtual_params_, and "
         "stores prefixed parameters (module__*) as attributes"
     ),
-    "check_n_features_in": "skorch sets no n_features_in_ (X may be a dict, a Dataset, ...)",
-    "check_n_features_in_after_fitting": "skorch sets no n_features_in_ and checks no width",
-    "check_estimators_partial_fit_n_features": (
-        "a change of width reaches the module, which raises torch's RuntimeError"
-    ),
     "check_estimators_dtypes": (
         "integer X goes to the module unconverted (skorch: integers may be embedding "
         "indices), and a Linear layer refuses it with a RuntimeError"
     ),
     "check_complex_data": "complex X reaches the module, which raises a RuntimeError",
     "check_dtype_object": "object arrays cannot become tensors (TypeError from torch)",
-    "check_estimators_empty_data_messages": (
-        "X with zero columns is not refused (a lazy layer accepts width 0)"
-    ),
-    "check_estimator_sparse_tag": "scipy sparse X fails inside torch, not with a clear message",
-    "check_estimator_sparse_array": "scipy sparse X fails inside torch, not with a clear message",
-    "check_estimator_sparse_matrix": "scipy sparse X fails inside torch, not with a clear message",
-    "check_fit1d": "skorch passes 1-d X to the module as it is",
-    "check_fit2d_predict1d": "skorch passes 1-d X to the module as it is",
     "check_requires_y_none": "y=None fails inside skorch with its own message",
     "check_supervised_y_2d": "skorch passes 2-d y to the criterion as it is",
 }
@@ -658,15 +645,6 @@ _CLASSIFIER_FAILURES = {
     "check_classifiers_classes": (
         "skorch needs y as int64 indices of the module's outputs; string labels cannot "
         "become tensors"
-    ),
-    "check_classifiers_one_label": (
-        "the classes are the module's outputs, fixed by the user; one class is not refused"
-    ),
-    "check_classifiers_regression_target": (
-        "continuous y is not refused: skorch does not encode labels"
-    ),
-    "check_estimators_nan_inf": (
-        "the check's float labels fail in CrossEntropyLoss, which needs int64 indices"
     ),
 }
 _REGRESSOR_FAILURES = {
