@@ -16,7 +16,7 @@ _LAZY = {
     "PATEClassifier": "skprivate.pate",
 }
 _SUBMODULES = [
-    "accounting", "base", "datasets", "exceptions", "mechanisms", "plotting", "utils",
+    "accounting", "audit", "base", "datasets", "exceptions", "mechanisms", "plotting", "utils",
 ]
 
 __all__ = ["__version__", *_LAZY, *_SUBMODULES]
