@@ -1,0 +1,30 @@
+"""The getting-started page's code runs as written, in order."""
+
+import pathlib
+import re
+
+import pytest
+
+DOCS = pathlib.Path(__file__).parent.parent / "docs"
+
+
+def _python_blocks(page):
+    text = (DOCS / page).read_text()
+    blocks = re.findall(r"\.\. code-block:: python\n\n((?:   .*\n|\n)+)", text)
+    return ["\n".join(line[3:] for line in block.splitlines()) for block in blocks]
+
+
+@pytest.mark.filterwarnings("ignore::skprivate.exceptions.PrivacyLeakWarning")
+def test_getting_started_runs(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("pandas")
+    monkeypatch.chdir(tmp_path)
+    blocks = _python_blocks("getting_started.rst")
+    assert len(blocks) == 4
+    namespace = {}
+    for block in blocks:
+        exec(compile(block, "getting_started.rst", "exec"), namespace)
+    assert (tmp_path / "privacy_utility.png").stat().st_size > 10_000
+    assert namespace["model"].score(namespace["X_test"], namespace["y_test"]) > 0.78
+    assert namespace["display"].scores.shape == (4, 2)
+    assert namespace["budget"].total()[0] < 20.0
