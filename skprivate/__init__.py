@@ -16,7 +16,8 @@ _LAZY = {
     "PATEClassifier": "skprivate.pate",
 }
 _SUBMODULES = [
-    "accounting", "audit", "base", "datasets", "exceptions", "mechanisms", "plotting", "utils",
+    "accounting", "audit", "base", "datasets", "exceptions", "mechanisms", "model_selection",
+    "plotting", "utils",
 ]
 
 __all__ = ["__version__", *_LAZY, *_SUBMODULES]

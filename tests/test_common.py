@@ -96,6 +96,19 @@ EXPECTED_FAILURES = {
     # object input, ...), none of it a privacy matter; each reason is written next to the
     # check in tests/neural_network/test_dplssgd_net.py.
     **_TORCH_FAILURES,
+    # The private searches split the rows independently at random (each row in one part, as
+    # their privacy argument needs) and refuse an empty validation part before reading any
+    # label. The check's 10 rows, unseeded, leave no validation row about 11 % of the time
+    # (0.8 ** 10); otherwise the DP-LSSGD run raises the one-class error the check expects.
+    **{
+        name: {
+            "check_classifiers_one_label": (
+                "10 rows split at random sometimes leave no validation row; the search "
+                "refuses before reading the labels, as the budget check must come first"
+            )
+        }
+        for name in ("PrivateRandomSearchCV", "PrivateGridSearchCV")
+    },
 }
 
 

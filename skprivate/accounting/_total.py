@@ -118,7 +118,8 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="basi
         raise ValueError(
             f"total_privacy_cost: composition must be 'basic' or 'auto'; got {composition!r}."
         )
-    if hasattr(fitted, "cv_results_"):
+    if hasattr(fitted, "cv_results_") and not hasattr(fitted, "_privacy_plan"):
+        # a scikit-learn search; a private search is a DP estimator with its own spend
         spends = _search_spends(fitted, X, y, groups)
     elif isinstance(fitted, Mapping):
         if "estimator" not in fitted:

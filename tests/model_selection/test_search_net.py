@@ -1,0 +1,42 @@
+"""The private search over a skorch DP-LSSGD net (skipped without torch)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("skorch")
+
+from sklearn.datasets import load_digits  # noqa: E402
+
+from skprivate.exceptions import PrivacyLeakWarning  # noqa: E402
+from skprivate.model_selection import PrivateGridSearchCV  # noqa: E402
+from skprivate.neural_network import DPLSSGDNeuralNetClassifier  # noqa: E402
+
+
+class _Linear(torch.nn.Module):
+    def __init__(self, n_out=10):
+        super().__init__()
+        self.layer = torch.nn.LazyLinear(n_out)
+
+    def forward(self, X):
+        return self.layer(X)
+
+
+def test_search_over_a_skorch_net():
+    X, y = load_digits(return_X_y=True)
+    X = (X[:600] / 16.0).astype(np.float32)
+    y = y[:600].astype(np.int64)
+    net = DPLSSGDNeuralNetClassifier(_Linear, max_epochs=1, batch_size=64)
+    search = PrivateGridSearchCV(
+        net, {"lr": [0.1, 0.5]}, epsilon=3.0, n_candidates="geometric", mean_candidates=2,
+        random_state=0,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        search.fit(X, y)
+    assert search.epsilon_ <= 3.0
+    assert search.best_estimator_.epsilon == search.per_run_epsilon_
+    assert search.predict(X).shape == (600,)
+    assert search.score(X, y) > 0.3
