@@ -14,9 +14,14 @@ _LAZY = {
     "DPLSSGDRegressor": "skprivate.linear_model",
     "laplacian_smooth": "skprivate.smoothing",
     "PATEClassifier": "skprivate.pate",
+    "DropoutSGDClassifier": "skprivate.dropout",
+    "DropoutSGDRegressor": "skprivate.dropout",
+    "DPDropoutClassifier": "skprivate.dropout",
+    "DPDropoutRegressor": "skprivate.dropout",
 }
 _SUBMODULES = [
-    "accounting", "audit", "base", "datasets", "exceptions", "mechanisms", "model_selection",
+    "accounting", "audit", "base", "datasets", "dropout", "exceptions", "mechanisms",
+    "model_selection",
     "plotting", "utils",
 ]
 

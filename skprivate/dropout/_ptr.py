@@ -1,0 +1,110 @@
+"""Propose-test-release for dropout least squares: the statistic, its test, the sensitivity.
+
+This module is the one place that states the privacy argument of
+:class:`~skprivate.dropout.DPDropoutRegressor` and :class:`~skprivate.dropout.DPDropoutClassifier`.
+It follows Jain, Kulkarni, Thakurta and Williams (2015), section 4.1.1 and Appendix B, as made
+explicit in ``specs/algorithms.md`` section 3.2, re-derived here for **add/remove-one-row**
+neighbours (the relation of every skprivate guarantee) with sums instead of means, so that no
+constant depends on the number of rows ``n`` (which differs between neighbours).
+
+Notation. Rows are clipped (row-locally, so neighbours stay neighbours) to ``|x_j| <= b`` (the
+coordinate bound, ``b = feature bound``) and ``||x||_2 <= B``; an intercept is the public
+constant column ``b``, so the augmented rows have ``||x||_2 <= B_a = sqrt(B^2 + b^2)``. Each
+row's target vector ``y`` (one entry per output) has ``||y||_2 <= Y``. ``u = b^2`` is the
+largest contribution of one row to a column's sum of squares. The released minimiser is that
+of the summed objective ``F_D(Theta) = sum_{i in D} h_i(Theta) + alpha ||Theta||_F^2`` with
+``h_i(Theta) = sum_k (y_ik - <x_i, theta_k>)^2 + c sum_jk x_ij^2 theta_kj^2`` (see
+``_regression``) over the public ball ``C = {||Theta||_F <= R}``.
+
+**Statistic.** ``Lambda(D) = min_j (S_j(D) - max_i x_ij^2) / u`` with ``S_j = sum_i x_ij^2``:
+the leave-one-out smallest column second moment, in units of ``u`` (an "effective number of
+rows" of the rarest feature).
+
+*Lemma 1 (sensitivity of Lambda; corrects the paper's B/n, spec 3.5 item 4).* Let
+``D' = D + {z}``. For each column ``j`` with ``a = z_j^2 <= u`` and ``M = max_{i in D} x_ij^2``:
+if ``a <= M`` the leave-one-out value grows by ``a``; otherwise it grows by ``M < a``. So
+``0 <= Lambda(D') - Lambda(D) <= 1`` (a minimum of coordinates that each move by ``[0, 1]``
+moves by ``[0, 1]``). Moreover both ``Lambda(D)`` and ``Lambda(D')`` are at most
+``min_j S_j(D) / u`` (``S_j(D) + a - max(M, a) <= S_j(D)``): whichever of the two data sets is
+"safe", the *smaller* one has every column sum at least ``u`` times that value. This is why
+the leave-one-out form is needed.
+
+*Lemma 2 (sensitivity of the minimiser).* Let ``D' = D + {z}`` and ``0 <= l <= max(Lambda(D),
+Lambda(D'))``. Then ``||Theta(D) - Theta(D')||_F <= Delta(l)`` with
+
+    Delta(l) = [B_a (Y + B_a R) + c u R] / (c u l + alpha).
+
+Proof. By Lemma 1, ``F_D`` has Hessian ``>= 2 (c min_j S_j(D) + alpha) I >= 2 mu I`` with
+``mu = c u l + alpha``. Write ``T = Theta(D)``, ``T' = Theta(D')`` and ``F_{D'} = F_D + h_z``.
+The first-order conditions on the convex set ``C`` give ``<grad F_D(T), T' - T> >= 0`` and
+``<grad F_D(T') + grad h_z(T'), T - T'> >= 0``; strong monotonicity of ``grad F_D`` gives
+``2 mu ||T' - T||^2 <= <grad F_D(T') - grad F_D(T), T' - T> <= <grad h_z(T'), T - T'>
+<= ||grad h_z(T')|| ||T - T'||`` (the argument of Chaudhuri, Monteleoni and Sarwate 2011,
+valid on any convex domain and needing only one of the two objectives strongly convex).
+Finally ``grad_k h_z = -2 r_k x + 2 c (x * x) * theta_k`` with ``r = y - Theta^T x``, so on
+``C``: ``||(r_k x)_k||_F = ||r|| ||x|| <= B_a (Y + B_a R)`` and ``||((x*x) * theta_k)_k||_F
+<= u R``. Dividing ``2 [B_a (Y + B_a R) + c u R]`` by ``2 mu`` gives ``Delta(l)``. QED.
+
+For one output with ``alpha = 0`` and a fixed ``l = Lambda_0`` this is the spec's
+add/remove variant ``[B (BR + Y) + c B_inf^2 R] / (c Lambda_0)``, checked again here (without
+the spec's reliance on it) by the random and adversarial searches in
+``tests/dropout/test_ptr.py``.
+
+**Mechanism.** With ``(eps1, delta1)`` for the test and ``(eps2, delta2)`` for the release:
+
+1. ``lambda_noisy = Lambda(D) + Lap(1 / eps1)`` (Laplace mechanism, Lemma 1; released).
+2. ``l = lambda_noisy - ln(1 / (2 delta1)) / eps1``, a lower confidence bound:
+   ``P(l > Lambda(D)) = P(Lap(1/eps1) > ln(1/(2 delta1))/eps1) = delta1`` exactly.
+   Clamp ``l`` at 0. If ``c u l + alpha = 0`` (no dropout credit and no ridge floor), stop:
+   the test failed (:class:`~skprivate.exceptions.PrivacyTestFailed`).
+3. Release ``Theta(D) + N(0, s^2 I)`` with ``s = gaussian_sigma(Delta(l), eps2, delta2)``
+   (analytic Gaussian mechanism, Balle and Wang 2018, Thm 8); projecting it back onto ``C``
+   is post-processing.
+
+*Theorem.* The output ``(lambda_noisy, released Theta or failure)`` is
+``(eps1 + eps2, delta1 + delta2)``-DP for add/remove-one-row neighbours.
+
+Proof. Fix neighbours ``D, D'`` and ``L* = max(Lambda(D), Lambda(D'))``; let ``G`` be the
+values of ``lambda_noisy`` with ``l <= L*``. Under either data set ``G`` has probability at
+least ``1 - delta1`` (step 2 applied to that data set, whose own ``Lambda`` is at most
+``L*``). On ``G`` the release is either a failure (the same for both) or Gaussian noise
+calibrated to ``Delta(l)``, which bounds the sensitivity by Lemma 2, so conditionally on
+``lambda_noisy`` it is ``(eps2, delta2)``-indistinguishable; the density of
+``lambda_noisy`` changes by at most ``e^eps1``. So for any event ``S``, ``P_D(S) <= delta1 +
+int_G p_D(v) (e^eps2 P_{D'}(S | v) + delta2) dv <= e^{eps1 + eps2} P_{D'}(S) + delta1 +
+delta2``, and symmetrically. QED.
+
+This is the spec's PTR (3.2) with the noise calibrated to the released lower bound ``l``
+instead of a fixed proposed threshold ``Lambda_0`` (so the noise shrinks as the data grow and
+no threshold has to be guessed), at the price of ``delta1 + delta2`` instead of
+``max(delta1, delta2)``. The failure probability of step 2 is checked by Monte Carlo in the
+tests. A failed test releases only ``lambda_noisy``, whose density ratio is at most ``e^eps1``
+everywhere: the accountant is charged ``(eps1, delta1)`` for it.
+"""
+
+import math
+
+import numpy as np
+
+__all__ = ["leave_one_out_statistic", "lower_confidence_margin", "minimiser_sensitivity"]
+
+
+def leave_one_out_statistic(X, unit):
+    """``Lambda = min_j (sum_i x_ij^2 - max_i x_ij^2) / unit`` (Lemma 1; sensitivity 1)."""
+    sq = np.square(X)
+    loo = sq.sum(axis=0) - sq.max(axis=0, initial=0.0)
+    return float(loo.min(initial=np.inf) / unit)
+
+
+def lower_confidence_margin(epsilon_test, delta_test):
+    """``ln(1 / (2 delta1)) / eps1``: ``P(Lambda + Lap(1/eps1) - margin > Lambda) = delta1``."""
+    return math.log(1.0 / (2.0 * delta_test)) / epsilon_test
+
+
+def minimiser_sensitivity(ell, *, row_norm, target_norm, coef_bound, unit, c, alpha):
+    """``Delta(l)`` of Lemma 2: the L2 (Frobenius) sensitivity of the constrained minimiser."""
+    numerator = row_norm * (target_norm + row_norm * coef_bound) + c * unit * coef_bound
+    denominator = c * unit * max(float(ell), 0.0) + alpha
+    if denominator <= 0:
+        return math.inf
+    return numerator / denominator

@@ -1,0 +1,212 @@
+"""DPDropoutRegressor / DPDropoutClassifier: release, accounting, failure, errors."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.utils._param_validation import InvalidParameterError
+
+from skprivate.accounting import BudgetAccountant
+from skprivate.dropout import DPDropoutClassifier, DPDropoutRegressor
+from skprivate.dropout import _dp_estimators
+from skprivate.dropout._ptr import leave_one_out_statistic, minimiser_sensitivity
+from skprivate.dropout._regression import dropout_minimiser
+from skprivate.exceptions import BudgetExceededError, PrivacyLeakWarning, PrivacyTestFailed
+from skprivate.mechanisms import gaussian_sigma
+
+
+def _data(n=2000, p=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, p))
+    y = np.clip(X @ np.linspace(0.5, -0.5, p) + 0.1 * rng.normal(size=n), -1, 1)
+    return X, y
+
+
+def _fit(est, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        return est.fit(X, y)
+
+
+def test_release_is_the_exact_minimiser_when_the_noise_is_off(monkeypatch):
+    # Clipping, augmentation and the solver checked with the noise switched off.
+    monkeypatch.setattr(_dp_estimators, "gaussian_noise", lambda s, size, random_state: 0.0)
+    X, y = _data()
+    X[0] = [5.0, -5.0, 5.0]  # clipped to the bounds
+    reg = _fit(DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0, random_state=0), X, y)
+    Xc = np.clip(X, -1, 1)
+    Xa = np.hstack([Xc, np.ones((len(X), 1))])
+    theta = dropout_minimiser(Xa, np.clip(y, -1, 1), 1.0, 1.0, radius=reg.coef_bound_)
+    np.testing.assert_allclose(reg.coef_, theta[:-1], atol=1e-10)
+    assert reg.intercept_ == pytest.approx(theta[-1], abs=1e-10)
+
+
+def test_noise_is_calibrated_to_the_derived_sensitivity():
+    X, y = _data()
+    reg = _fit(DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0, random_state=0), X, y)
+    eps1, delta1 = 0.3, 0.3e-5
+    margin = math.log(1 / (2 * delta1)) / eps1
+    assert reg.lambda_bound_ == pytest.approx(max(reg.lambda_noisy_ - margin, 0))
+    expected = minimiser_sensitivity(
+        reg.lambda_bound_, row_norm=math.sqrt(3 + 1), target_norm=1.0,
+        coef_bound=reg.coef_bound_, unit=1.0, c=1.0, alpha=1.0,
+    )
+    assert reg.sensitivity_ == pytest.approx(expected)
+    assert reg.noise_std_ == pytest.approx(gaussian_sigma(expected, 0.7, 0.7e-5))
+    # the statistic itself is near the true one (Laplace scale 1/eps1)
+    Xa = np.hstack([X, np.ones((len(X), 1))])
+    assert abs(reg.lambda_noisy_ - leave_one_out_statistic(Xa, 1.0)) < 60
+
+
+def test_released_coefficients_have_the_stated_noise():
+    # TF-Privacy style: noise tested by its statistics over many fits of the same data.
+    X, y = _data(n=300, p=2, seed=1)
+    fits = [
+        _fit(DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0, coef_bound=50.0, random_state=s),
+             X, y) for s in range(300)
+    ]
+    Xa = np.hstack([X, np.ones((len(X), 1))])
+    sigma = np.array([f.noise_std_ for f in fits])
+    coefs = np.array([np.append(f.coef_, f.intercept_) for f in fits])
+    theta = dropout_minimiser(Xa, y, 1.0, 1.0, radius=50.0)
+    standardised = (coefs - theta) / sigma[:, None]
+    assert abs(standardised.mean()) < 0.1
+    assert standardised.std() == pytest.approx(1.0, rel=0.08)
+
+
+def test_classifier_shares_one_test_and_one_release_over_classes():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    X = X / 8.0  # public bound: iris measurements are below 8 cm
+    X = np.repeat(X, 20, axis=0)
+    y = np.repeat(y, 20)
+    clf = _fit(DPDropoutClassifier(epsilon=2.0, bounds=(0, 1), random_state=0), X, y)
+    assert clf.coef_.shape == (3, 4) and clf.intercept_.shape == (3,)
+    assert clf.epsilon_ == 2.0 and clf.delta_ == 1e-5
+    assert clf.privacy_report_["bounds"].count("target norm=1.732") == 1
+    assert set(clf.predict(X)) <= set(clf.classes_)
+
+
+def test_binary_classifier_beats_chance_on_well_spread_features():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(20000, 5))
+    y = (X @ [1, -1, 0.5, 0, 0.3] > 0).astype(int)
+    clf = _fit(DPDropoutClassifier(epsilon=1.0, bounds=(-1, 1), random_state=0), X, y)
+    assert clf.score(X, y) > 0.85
+    assert clf.privacy_report_["strong convexity credited"] == "dropout"
+
+
+def test_accountant_records_the_plan_of_a_passing_fit():
+    acc = BudgetAccountant(epsilon=3.0, delta=1e-4)
+    X, y = _data()
+    _fit(DPDropoutRegressor(epsilon=1.0, bounds=(-1, 1), y_bound=1.0, accountant=acc,
+                            random_state=0), X, y)
+    assert acc.total() == pytest.approx((1.0, 1e-5))
+
+
+def _failing_data(n=200):
+    X, y = _data(n=n)
+    X[:, 1] = 0.0  # a constant feature: Lambda = 0, dropout gives no stability
+    return X, y
+
+
+def test_failed_test_raises_and_settles_its_own_cost():
+    acc = BudgetAccountant(epsilon=5.0, delta=1e-3)
+    X, y = _failing_data()
+    reg = DPDropoutRegressor(epsilon=1.0, delta=1e-5, alpha=0.0, bounds=(-1, 1), y_bound=1.0,
+                             test_fraction=0.4, accountant=acc, random_state=0)
+    with pytest.raises(PrivacyTestFailed, match="rare or constant") as info:
+        _fit(reg, X, y)
+    assert "alpha > 0" in str(info.value)
+    assert acc.total() == pytest.approx((0.4, 0.4e-5))
+    assert len(acc.spends) == 1
+    assert not hasattr(reg, "coef_") and not hasattr(reg, "lambda_noisy_")
+
+
+def test_failure_probability_on_a_data_set_below_the_threshold():
+    # Lambda = 0 here, so a release happens only when the lower bound is wrongly above it:
+    # probability delta1 exactly. Monte Carlo over fits (large delta so that it is visible).
+    X, y = _failing_data(n=60)
+    delta, fraction = 0.2, 0.5
+    runs, passed = 1500, 0
+    for seed in range(runs):
+        reg = DPDropoutRegressor(epsilon=1.0, delta=delta, alpha=0.0, bounds=(-1, 1),
+                                 y_bound=1.0, test_fraction=fraction, random_state=seed)
+        try:
+            _fit(reg, X, y)
+            passed += 1
+        except PrivacyTestFailed:
+            pass
+    delta1 = fraction * delta
+    assert abs(passed / runs - delta1) <= 5 * math.sqrt(delta1 * (1 - delta1) / runs)
+
+
+def test_budget_is_checked_before_the_data_are_read():
+    acc = BudgetAccountant(epsilon=0.5)
+    X = np.full((10, 2), np.nan)  # would fail validation if it were read
+    with pytest.raises(BudgetExceededError):
+        DPDropoutRegressor(epsilon=1.0, accountant=acc).fit(X, np.zeros(10))
+    assert acc.spends == []
+
+
+def test_bounds_read_from_the_data_warn_once_naming_the_parameters():
+    X, y = _data(n=500)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        DPDropoutRegressor(random_state=0).fit(X, y)
+    messages = [str(w.message) for w in caught if w.category is PrivacyLeakWarning]
+    assert len(messages) == 1
+    for name in ("data_norm", "bounds", "y_bound", "random_state=0"):
+        assert name in messages[0]
+
+
+def test_public_bounds_and_os_noise_emit_no_warning():
+    X, y = _data(n=500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reg = DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0).fit(X, y)
+    assert reg.privacy_report_["caveats"] == []
+
+
+@pytest.mark.parametrize("keep_prob", [0.0, -0.1, 1.5])
+def test_keep_prob_outside_the_unit_interval_is_refused(keep_prob):
+    X, y = _data(n=50)
+    with pytest.raises(InvalidParameterError, match="keep_prob"):
+        DPDropoutRegressor(keep_prob=keep_prob).fit(X, y)
+
+
+def test_no_dropout_needs_a_ridge_floor_and_skips_the_test():
+    X, y = _data(n=500)
+    with pytest.raises(ValueError, match="keep_prob=1"):
+        DPDropoutRegressor(keep_prob=1.0, alpha=0.0).fit(X, y)
+    reg = _fit(DPDropoutRegressor(keep_prob=1.0, alpha=50.0, bounds=(-1, 1), y_bound=1.0,
+                                  random_state=0), X, y)
+    assert math.isnan(reg.lambda_noisy_) and reg.epsilon_ == 1.0
+
+
+def test_unpassable_test_is_refused_before_anything_is_spent():
+    acc = BudgetAccountant(epsilon=5.0)
+    X, y = _data(n=30)
+    with pytest.raises(ValueError, match="test_fraction") as info:
+        DPDropoutRegressor(alpha=0.0, accountant=acc).fit(X, y)
+    assert "cannot pass on 30 rows" in str(info.value)
+    assert acc.spends == []
+
+
+def test_bad_bounds_name_the_parameter():
+    X, y = _data(n=50)
+    with pytest.raises(ValueError, match="bounds"):
+        DPDropoutRegressor(bounds=(1, -1)).fit(X, y)
+    with pytest.raises(ValueError, match="bounds"):
+        DPDropoutRegressor(bounds=(0, [1, 2])).fit(X, y)
+
+
+def test_reproducible_with_a_seed_and_not_without():
+    X, y = _data(n=500)
+    a = _fit(DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0, random_state=3), X, y)
+    b = _fit(DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0, random_state=3), X, y)
+    c = _fit(DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0), X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert not np.array_equal(a.coef_, c.coef_)
