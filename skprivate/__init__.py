@@ -18,11 +18,11 @@ _LAZY = {
     "DropoutSGDRegressor": "skprivate.dropout",
     "DPDropoutClassifier": "skprivate.dropout",
     "DPDropoutRegressor": "skprivate.dropout",
+    "GEMSCombiner": "skprivate.gems",
 }
 _SUBMODULES = [
-    "accounting", "audit", "base", "datasets", "dropout", "exceptions", "mechanisms",
-    "model_selection",
-    "plotting", "utils",
+    "accounting", "audit", "base", "datasets", "dropout", "exceptions", "gems", "mechanisms",
+    "model_selection", "plotting", "utils",
 ]
 
 __all__ = ["__version__", *_LAZY, *_SUBMODULES]

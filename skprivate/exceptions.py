@@ -9,6 +9,7 @@ __all__ = [
     "AccountantDetachedError",
     "BudgetExceededError",
     "InfeasiblePrivacyError",
+    "NoIntersectionError",
     "PrivacyLeakWarning",
     "PrivacyTestFailed",
 ]
@@ -55,4 +56,14 @@ class PrivacyTestFailed(ValueError):
     :class:`~skprivate.accounting.BudgetAccountant`) even though no model is returned.
     Its message says why the test failed (a rare or constant feature, too few rows) and
     what to change.
+    """
+
+
+class NoIntersectionError(ValueError):
+    """The parties' good-enough sets have no common point at the requested threshold.
+
+    Raised by :class:`~skprivate.gems.GEMSCombiner` after its retries with new
+    initialisations. The message names the parties whose balls are furthest apart and says
+    what to change (a larger ``epsilon``, or ``epsilon=None`` to search for the smallest
+    threshold at which the sets meet).
     """
