@@ -5,7 +5,8 @@ claimed ``epsilon_``, for DPLSSGDClassifier and PATEClassifier.
 The canary is the strongest a model's user can plant (Nasr et al. 2021's "dirac" canary):
 one extra column, public by design, that is zero on every real row and one on the canary.
 The attack statistic is the released model's output at the canary: DPLSSGD's decision
-function (the weight of that column), and the PATE student's label there (a 1-nearest-
+function at a canary that is zero except in its column (the weight of that column plus
+the intercept), and the PATE student's label there (a 1-nearest-
 neighbour student reads back the noisy vote on the canary's query; fully grown teachers
 memorise the canary). A lower bound above the claim would prove the claim wrong; a bound
 below it only says no violation was found.
@@ -46,6 +47,9 @@ def _data():
 
 
 def _dplssgd_statistic(with_canary, epsilon, X, y, canary_x, canary_y):
+    # all of the canary on its own column: its whole clipped gradient lands there
+    canary_x = np.zeros_like(canary_x)
+    canary_x[0, -1] = 1.0
     X_fit, y_fit = (np.vstack([X, canary_x]), np.append(y, canary_y)) if with_canary else (X, y)
     clf = DPLSSGDClassifier(epsilon=epsilon, delta=1e-5).fit(X_fit, y_fit)
     return -float(clf.decision_function(canary_x)[0]), clf.epsilon_

@@ -127,7 +127,11 @@ def test_sklearn_compatible_estimator(estimator, check):
 
 def test_every_public_estimator_is_found():
     names = {name for name, _ in ESTIMATORS}
-    assert {"DPLSSGDClassifier", "DPLSSGDRegressor", "PATEClassifier"} <= names
+    assert {
+        "DPLSSGDClassifier", "DPLSSGDRegressor", "PATEClassifier", "GEMSCombiner",
+        "DropoutSGDClassifier", "DropoutSGDRegressor", "DPDropoutClassifier",
+        "DPDropoutRegressor", "PrivateRandomSearchCV", "PrivateGridSearchCV",
+    } <= names
 
 
 @pytest.mark.parametrize("name, cls", PRIVATE)
