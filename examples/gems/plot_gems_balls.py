@@ -66,7 +66,7 @@ print("same model:", np.allclose(federated.coef_, gems.coef_))
 
 # %%
 # The picture: each ball, the hospitals' own models at its centre, and the combined model.
-# The shaded contour is where each hospital's loss on all its rows equals epsilon_: the ball
+# The shaded contour is where each hospital's loss on all its rows equals ``epsilon_``: the ball
 # is the sampled, round approximation of that set, estimated on the validation rows only.
 fig, ax = plt.subplots(figsize=(6.5, 6))
 colors = ["tab:blue", "tab:orange", "tab:green"]

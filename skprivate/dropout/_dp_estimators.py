@@ -11,12 +11,17 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ..base import DPEstimatorMixin
 from ..exceptions import PrivacyTestFailed
 from ..mechanisms import gaussian_noise, gaussian_sigma, laplace_noise
+from ._linear_output import (
+    _encode_classes,
+    _LinearClassifierOutput,
+    _LinearRegressorOutput,
+    _one_vs_rest_targets,
+)
 from ._ptr import leave_one_out_statistic, lower_confidence_margin, minimiser_sensitivity
 from ._regression import dropout_minimiser, dropout_penalty_factor
 
@@ -417,7 +422,7 @@ _REFS_DOC = """
 """
 
 
-class DPDropoutRegressor(_BaseDPDropout, RegressorMixin, BaseEstimator):
+class DPDropoutRegressor(_BaseDPDropout, _LinearRegressorOutput, RegressorMixin, BaseEstimator):
     __doc__ = (
         """Differentially private least squares regularised by dropout.
 
@@ -549,25 +554,10 @@ class DPDropoutRegressor(_BaseDPDropout, RegressorMixin, BaseEstimator):
         self.intercept_ = float(intercept[0])
         return self
 
-    def predict(self, X):
-        """Predict with the private linear model.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The data.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted values.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_ + self.intercept_
-
-
-class DPDropoutClassifier(_BaseDPDropout, ClassifierMixin, BaseEstimator):
+class DPDropoutClassifier(
+    _BaseDPDropout, _LinearClassifierOutput, ClassifierMixin, BaseEstimator
+):
     __doc__ = (
         """Differentially private one-vs-rest dropout least-squares classifier.
 
@@ -683,19 +673,8 @@ class DPDropoutClassifier(_BaseDPDropout, ClassifierMixin, BaseEstimator):
         self._begin_private_fit(X)
         rng = self._noise_rng()
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes in the data, but "
-                f"the data contain only one class: {self.classes_[0]!r}."
-            )
-        n_classes = len(self.classes_)
-        if n_classes == 2:
-            Y = np.where(y_index == 1, 1.0, -1.0)[:, None]
-        else:
-            Y = -np.ones((len(y_index), n_classes))
-            Y[np.arange(len(y_index)), y_index] = 1.0
+        y_index = _encode_classes(self, y)
+        Y = _one_vs_rest_targets(y_index, len(self.classes_), negative=-1.0)
         target_norm = math.sqrt(Y.shape[1])
         coef, intercept = self._private_fit(
             X, Y, target_norm, None, rng, lambda Y, bound: Y
@@ -703,39 +682,3 @@ class DPDropoutClassifier(_BaseDPDropout, ClassifierMixin, BaseEstimator):
         self.coef_ = coef
         self.intercept_ = intercept
         return self
-
-    def decision_function(self, X):
-        """Confidence scores: the one-vs-rest least-squares outputs.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The data.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            For two classes, the score of ``classes_[1]`` (positive: predicted).
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Predict class labels.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The data.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted labels.
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]

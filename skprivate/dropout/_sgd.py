@@ -19,8 +19,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_co
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
+
+from ._linear_output import (
+    _encode_classes,
+    _LinearClassifierOutput,
+    _LinearRegressorOutput,
+    _one_vs_rest_targets,
+)
+from ._regression import dropout_penalty_factor
 
 __all__ = ["DropoutSGDClassifier", "DropoutSGDRegressor"]
 
@@ -125,7 +132,7 @@ class _BaseDropoutSGD:
 
     def _fit_targets(self, X, T, loss):
         keep = float(self.keep_prob)
-        c = (1.0 - keep) / keep
+        c = dropout_penalty_factor(keep)
         if self.dropout == "deterministic":
             if loss == "squared_error":
                 W, b = _expected_squared(X, T, c, float(self.alpha), self.fit_intercept)
@@ -188,7 +195,7 @@ _EXAMPLES_NOTE = """
 """
 
 
-class DropoutSGDRegressor(_BaseDropoutSGD, RegressorMixin, BaseEstimator):
+class DropoutSGDRegressor(_BaseDropoutSGD, _LinearRegressorOutput, RegressorMixin, BaseEstimator):
     __doc__ = (
         """Linear regression trained by dropout SGD (non-private).
 
@@ -292,25 +299,10 @@ class DropoutSGDRegressor(_BaseDropoutSGD, RegressorMixin, BaseEstimator):
         self.intercept_ = float(b[0])
         return self
 
-    def predict(self, X):
-        """Predict with the linear model.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The data.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted values.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_ + self.intercept_
-
-
-class DropoutSGDClassifier(_BaseDropoutSGD, ClassifierMixin, BaseEstimator):
+class DropoutSGDClassifier(
+    _BaseDropoutSGD, _LinearClassifierOutput, ClassifierMixin, BaseEstimator
+):
     __doc__ = (
         """Linear classifier trained by dropout SGD (non-private).
 
@@ -426,60 +418,14 @@ class DropoutSGDClassifier(_BaseDropoutSGD, ClassifierMixin, BaseEstimator):
             The fitted classifier.
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes in the data, but "
-                f"the data contain only one class: {self.classes_[0]!r}."
-            )
-        if len(self.classes_) == 2:
-            T = (y_index == 1).astype(float)[:, None]
-        else:
-            T = np.zeros((len(y_index), len(self.classes_)))
-            T[np.arange(len(y_index)), y_index] = 1.0
-        if self.loss == "squared_error":
-            T = 2.0 * T - 1.0
+        y_index = _encode_classes(self, y)
+        # 0/1 targets for the logistic loss, +1/-1 for least squares.
+        negative = -1.0 if self.loss == "squared_error" else 0.0
+        T = _one_vs_rest_targets(y_index, len(self.classes_), negative)
         W, b = self._fit_targets(X, T, self.loss)
         self.coef_ = W.T
         self.intercept_ = b
         return self
-
-    def decision_function(self, X):
-        """Per-class scores.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The data.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            For two classes, the score of ``classes_[1]``.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X):
-        """Predict class labels.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The data.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            Predicted labels.
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
 
     def _has_proba(self):
         return self.loss == "log_loss"

@@ -44,6 +44,12 @@ def _party_radii(party, epsilon, indices):
     return [party.radii(epsilon, i) for i in indices]
 
 
+def _first_model_spaces(members, epsilon, names, parallel):
+    """Each party's space at ``epsilon``, from the balls of its first model only."""
+    radii = parallel(delayed(_party_radii)(m, epsilon, [0]) for m in members)
+    return [m.space(epsilon, r, names) for m, r in zip(members, radii)]
+
+
 def _party_add_init(party):
     added = party.add_init()
     return party, added
@@ -336,8 +342,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         names = self.feature_names_in_ if hasattr(self, "feature_names_in_") else None
         if _is_network(estimator):
             epsilon = _DEEP_EPSILON if self.epsilon is None else float(self.epsilon)
-            radii = parallel(delayed(_party_radii)(m, epsilon, [0]) for m in members)
-            spaces = [m.space(epsilon, r, names) for m, r in zip(members, radii)]
+            spaces = _first_model_spaces(members, epsilon, names, parallel)
         elif self.epsilon is None:
             spaces = self._smallest_epsilon(members, losses, names, parallel)
         else:
@@ -373,8 +378,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
 
     def _smallest_epsilon(self, members, losses, names, parallel):
         def spaces_at(epsilon):
-            radii = parallel(delayed(_party_radii)(m, epsilon, [0]) for m in members)
-            spaces = [m.space(epsilon, r, names) for m, r in zip(members, radii)]
+            spaces = _first_model_spaces(members, epsilon, names, parallel)
             return spaces, _best_linear_point(spaces, self.intersection)[1]
 
         # Below the largest local loss some party's set is empty; above it the radii grow

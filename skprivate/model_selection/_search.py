@@ -245,6 +245,13 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
 
     def _calibrate(self, support, n_train, rtol=0.02):
         """Largest per-run epsilon whose whole search stays within ``epsilon`` (to rtol)."""
+        if self.n_candidates != "poisson" and self.mean_candidates <= 1:
+            # gamma = 1: the truncated negative binomial is then one run for sure
+            raise ValueError(
+                f"{type(self).__name__}: mean_candidates={self.mean_candidates!r} with "
+                f"n_candidates={self.n_candidates!r} means exactly one run, with no choice to "
+                "make: fit the estimator itself, or use mean_candidates > 1."
+            )
         target = float(self.epsilon)
         if self.score_epsilon is not None:
             self._fixed_score_z = ta.gaussian_noise_multiplier(self.score_epsilon, self.delta)
