@@ -1,4 +1,3 @@
-import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.linear_model import LogisticRegression
