@@ -46,3 +46,23 @@ def test_pate_teachers_on_dask_workers_match_a_single_process(cluster_client):
     assert local.epsilon_ == spread.epsilon_
     assert local.epsilon_data_dependent_ == spread.epsilon_data_dependent_
     assert local.epsilon_sanitized_ == spread.epsilon_sanitized_
+
+
+def test_gems_parties_on_dask_workers_match_a_single_process(cluster_client):
+    from skprivate.gems import GEMSCombiner
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))  # a test: public bounds in use
+    groups = np.arange(len(y)) % 3
+
+    def fit(n_jobs):
+        return GEMSCombiner(n_jobs=n_jobs, random_state=0).fit(X, y, groups)
+
+    local = fit(1)
+    with distributed.get_task_stream(cluster_client) as tasks:
+        with parallel_config(backend="dask"):
+            spread = fit(2)
+    assert len(tasks.data) > 0  # the parties' work ran on the cluster
+    np.testing.assert_array_equal(local.coef_, spread.coef_)
+    np.testing.assert_array_equal(local.radii_, spread.radii_)
+    assert local.epsilon_ == spread.epsilon_
