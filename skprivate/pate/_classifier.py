@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..accounting._pate import _to_epsilon, pate_epsilon
 from ..accounting._pate_smooth import _default_sanitization, gnss_rdp, pate_sanitized_epsilon
 from ..base import DPEstimatorMixin
+from ..utils._progress import progress
 from ._aggregation import NO_ANSWER, confident_gnmax, noisy_argmax, vote_counts
 
 __all__ = ["PATEClassifier"]
@@ -96,7 +97,8 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         reproducible, for tests and docs only: the fit then warns, because whoever knows the
         seed knows the noise.
     verbose : int, default=0
-        0 prints nothing.
+        0 prints nothing; 1 shows a progress bar as the teachers are trained (tqdm when
+        installed, else a line every tenth of the way, on stderr).
 
     Attributes
     ----------
@@ -429,10 +431,17 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         # One seed per teacher, drawn before the loop: results do not depend on n_jobs.
         seeds = rng.integers(np.iinfo(np.int32).max, size=n_teachers)
-        predictions = Parallel(n_jobs=self.n_jobs)(
+        jobs = (
             delayed(_train_and_predict)(clone(teacher), X[part], y[part], X_public, seed)
             for part, seed in zip(parts, seeds)
         )
+        if self.verbose:  # a bar as the teachers finish, in order
+            predictions = list(progress(
+                Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs), total=n_teachers,
+                desc="PATE teachers", verbose=self.verbose,
+            ))
+        else:
+            predictions = Parallel(n_jobs=self.n_jobs)(jobs)
         return np.searchsorted(self.classes_, np.asarray(predictions))
 
     def _aggregate(self, votes, rng):
