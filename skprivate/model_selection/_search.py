@@ -445,7 +445,11 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         self.score_noise_ = float(sigma)
         self.cv_results_ = self._results(support, picks, best, scores)
         if hasattr(self.best_estimator_, "classes_"):
-            self.classes_ = self.best_estimator_.classes_
+            # The set of labels is treated as public (as by every classifier here); the
+            # released model saw only its training part, which may lack a rare class.
+            self.classes_ = np.unique(np.concatenate([
+                np.unique(np.asarray(y)), self.best_estimator_.classes_
+            ]))
         if hasattr(self.best_estimator_, "n_features_in_"):
             self.n_features_in_ = self.best_estimator_.n_features_in_
         if hasattr(self.best_estimator_, "feature_names_in_"):
@@ -539,7 +543,7 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         proba : ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self)
-        return self.best_estimator_.predict_proba(X)
+        return self._all_classes(self.best_estimator_.predict_proba(X), 0.0)
 
     @available_if(_has("predict_log_proba"))
     def predict_log_proba(self, X):
@@ -555,7 +559,7 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         log_proba : ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self)
-        return self.best_estimator_.predict_log_proba(X)
+        return self._all_classes(self.best_estimator_.predict_log_proba(X), -np.inf)
 
     @available_if(_has("decision_function"))
     def decision_function(self, X):
@@ -571,7 +575,21 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         scores : ndarray
         """
         check_is_fitted(self)
-        return self.best_estimator_.decision_function(X)
+        scores = self.best_estimator_.decision_function(X)
+        seen = self.best_estimator_.classes_
+        if len(seen) == len(self.classes_) or scores.ndim != 1:
+            return self._all_classes(scores, -np.inf) if scores.ndim == 2 else scores
+        # a binary model among more classes: +d for its positive class, -d for the other
+        return self._all_classes(np.column_stack([-scores, scores]), -np.inf)
+
+    def _all_classes(self, columns, missing):
+        """Columns of the released model placed under ``classes_``; ``missing`` elsewhere."""
+        seen = self.best_estimator_.classes_
+        if len(seen) == len(self.classes_):
+            return columns
+        full = np.full((columns.shape[0], len(self.classes_)), missing, dtype=np.float64)
+        full[:, np.searchsorted(self.classes_, seen)] = columns
+        return full
 
     @available_if(_has("transform"))
     def transform(self, X):

@@ -372,3 +372,18 @@ def test_candidate_probabilities():
     np.testing.assert_allclose(probs, 0.25)
     # an empty dict is one candidate: the estimator as given
     assert PrivateGridSearchCV(est, {})._support()[0] == [{}]
+
+
+def test_a_class_missing_from_the_training_part_still_has_its_column(cancer):
+    X, y = cancer
+    y = y.copy()
+    y[0] = 2  # one row of a third class: in the validation part half of the time
+    for seed in range(4):
+        search = _quiet_fit(PrivateGridSearchCV(
+            DPLSSGDClassifier(), {"learning_rate": [1.0]}, epsilon=2.0, n_candidates="geometric",
+            mean_candidates=2, validation_fraction=0.5, random_state=seed), X, y)
+        assert search.classes_.tolist() == [0, 1, 2]
+        proba = search.predict_proba(X[:5])
+        assert proba.shape == (5, 3) and np.allclose(proba.sum(axis=1), 1)
+        assert search.decision_function(X[:5]).shape == (5, 3)
+        assert set(search.predict(X)) <= {0, 1, 2}
