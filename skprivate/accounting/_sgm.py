@@ -175,9 +175,9 @@ def dpsgd_epsilon(noise_multiplier, sample_rate, steps, delta, accountant="rdp")
     return _epsilon(noise_multiplier, sample_rate, steps, delta, accountant)
 
 
-def _integer_order_terms():
+def _integer_order_terms(orders):
     """Flat (order, k, log binomial) arrays over 0 <= k <= alpha for every integer order."""
-    alphas = _INTEGER_ORDERS.astype(int)
+    alphas = np.asarray(orders).astype(int)
     sizes = alphas + 1
     alpha = np.repeat(alphas, sizes).astype(float)
     k = np.concatenate([np.arange(s) for s in sizes]).astype(float)
@@ -186,7 +186,30 @@ def _integer_order_terms():
     return alpha, k, log_binom, starts
 
 
-_TERMS = _integer_order_terms()
+_TERMS = _integer_order_terms(_INTEGER_ORDERS)
+
+
+def _sampled_gaussian_rdp_integer(noise_multiplier, sample_rate, orders, terms):
+    """RDP of one Poisson-subsampled Gaussian step at integer ``orders``, vectorised.
+
+    Mironov, Talwar and Zhang (2019), Section 3.3: for integer alpha,
+    ``A_alpha = sum_k C(alpha, k) (1-q)^(alpha-k) q^k exp((k^2 - k) / (2 z^2))`` and
+    ``RDP(alpha) = log(A_alpha) / (alpha - 1)``; ``terms`` is
+    ``_integer_order_terms(orders)``. All orders are one ragged array expression.
+    """
+    q, z = float(sample_rate), float(noise_multiplier)
+    alpha, k, log_binom, starts = terms
+    # (alpha - k) * log(1 - q) with 0 * log(0) = 0, so that q = 1 (no subsampling) works.
+    if q < 1:
+        rest = (alpha - k) * math.log1p(-q)
+    else:
+        rest = np.where(alpha == k, 0.0, -np.inf)
+    values = log_binom + k * math.log(q) + rest + (k * k - k) / (2 * z * z)
+    # log-sum-exp within each order's segment
+    peak = np.maximum.reduceat(values, starts)
+    spread = np.exp(values - np.repeat(peak, np.diff(np.append(starts, values.size))))
+    log_a = peak + np.log(np.add.reduceat(spread, starts))
+    return log_a / (np.asarray(orders, dtype=float) - 1)
 
 
 def _fast_rdp_epsilon(noise_multiplier, sample_rate, steps, delta):
@@ -200,19 +223,9 @@ def _fast_rdp_epsilon(noise_multiplier, sample_rate, steps, delta):
     terms), which makes the calibration search cheap. It uses a subset of
     ``skprivate.accounting.DEFAULT_RDP_ORDERS``, so it is never below :func:`dpsgd_epsilon`.
     """
-    q, z = float(sample_rate), float(noise_multiplier)
-    alpha, k, log_binom, starts = _TERMS
-    # (alpha - k) * log(1 - q) with 0 * log(0) = 0, so that q = 1 (no subsampling) works.
-    if q < 1:
-        rest = (alpha - k) * math.log1p(-q)
-    else:
-        rest = np.where(alpha == k, 0.0, -np.inf)
-    terms = log_binom + k * math.log(q) + rest + (k * k - k) / (2 * z * z)
-    # log-sum-exp within each order's segment
-    peak = np.maximum.reduceat(terms, starts)
-    spread = np.exp(terms - np.repeat(peak, np.diff(np.append(starts, terms.size))))
-    log_a = peak + np.log(np.add.reduceat(spread, starts))
-    rdp_values = steps * log_a / (_INTEGER_ORDERS - 1)
+    rdp_values = steps * _sampled_gaussian_rdp_integer(
+        noise_multiplier, sample_rate, _INTEGER_ORDERS, _TERMS
+    )
     with _quiet_dp_accounting():
         eps, _ = rdp.compute_epsilon(_INTEGER_ORDERS, rdp_values, delta)
     return float(eps)

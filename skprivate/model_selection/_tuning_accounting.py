@@ -57,9 +57,13 @@ import math
 
 import numpy as np
 from dp_accounting import dp_event, rdp
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 
-from ..accounting._sgm import _quiet_dp_accounting
+from ..accounting._sgm import (
+    _integer_order_terms,
+    _quiet_dp_accounting,
+    _sampled_gaussian_rdp_integer,
+)
 
 __all__ = []
 
@@ -76,17 +80,7 @@ ORDERS = np.array(
 )
 
 
-def _integer_terms():
-    alphas = ORDERS.astype(int)
-    sizes = alphas + 1
-    alpha = np.repeat(alphas, sizes).astype(float)
-    k = np.concatenate([np.arange(s) for s in sizes]).astype(float)
-    log_binom = gammaln(alpha + 1) - gammaln(k + 1) - gammaln(alpha - k + 1)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    return alpha, k, log_binom, starts
-
-
-_TERMS = _integer_terms()
+_TERMS = _integer_order_terms(ORDERS)
 
 
 def sampled_gaussian_rdp(noise_multiplier, sample_rate):
@@ -96,14 +90,9 @@ def sampled_gaussian_rdp(noise_multiplier, sample_rate):
     ``A_alpha = sum_k C(alpha, k) (1 - q)^(alpha - k) q^k exp((k^2 - k) / (2 z^2))``,
     ``RDP(alpha) = log(A_alpha) / (alpha - 1)``. Tested against ``dp_accounting``.
     """
-    q, z = float(sample_rate), float(noise_multiplier)
-    alpha, k, log_binom, starts = _TERMS
-    if q >= 1:
-        return ORDERS / (2 * z * z)
-    terms = log_binom + k * math.log(q) + (alpha - k) * math.log1p(-q) + (k * k - k) / (2 * z * z)
-    ends = np.append(starts[1:], terms.size)
-    log_a = np.array([logsumexp(terms[s:e]) for s, e in zip(starts, ends)])
-    return np.maximum(log_a, 0.0) / (ORDERS - 1)
+    return np.maximum(
+        _sampled_gaussian_rdp_integer(noise_multiplier, sample_rate, ORDERS, _TERMS), 0.0
+    )
 
 
 def gaussian_rdp(noise_multiplier):
