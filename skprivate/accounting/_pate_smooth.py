@@ -12,7 +12,7 @@ The guarantee of the release, restated here with the pieces this module implemen
 GNSS. If ``S`` is a beta-smooth upper bound on the local sensitivity of ``f``
     (``S(D) >= LS_f(D)`` and ``S(D) <= e^beta S(D')`` for neighbours), ``F`` is RDP with
     the curve of :func:`gnss_rdp`, derived there from the Renyi divergence of two
-    Gaussians (the closed form of the 2018 paper's code under-states it near its largest
+    Gaussians (a closed form in circulation for GNSS under-states it near its largest
     order, see that function); the test suite checks it against the exact divergence,
     maximised numerically.
 
@@ -116,10 +116,10 @@ def gnss_rdp(orders, beta, sigma):
                          alpha / (2 sigma^2) + beta),   m+ = alpha - (alpha - 1) e^{2 beta}.
 
     The test suite checks it against the exact divergence maximised over ``s``. The closed
-    form printed for GNSS in the 2018 paper's code, ``alpha e^{2 beta} / sigma^2 + (beta
-    alpha - log(1 - 2 alpha beta) / 2) / (alpha - 1)``, is below that exact divergence near
-    ``alpha = 1 / (2 beta)`` (0.90 against 1.80 at ``alpha = 20``, ``beta = 0.02``,
-    ``sigma = 5``), so it is not used.
+    form ``alpha e^{2 beta} / sigma^2 + (beta alpha - log(1 - 2 alpha beta) / 2) / (alpha -
+    1)``, which we recall from the 2018 paper's analysis code (check it against the paper
+    before citing this), is below that exact divergence near ``alpha = 1 / (2 beta)`` (0.90
+    against 1.80 at ``alpha = 20``, ``beta = 0.02``, ``sigma = 5``), so it is not used.
 
     Examples
     --------
