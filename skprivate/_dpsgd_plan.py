@@ -6,6 +6,10 @@ DP-LSSGD estimators, which plan a fit the same way from public numbers alone.
 
 import functools
 from collections import namedtuple
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .accounting import dpsgd_epsilon, dpsgd_event, dpsgd_noise_multiplier
 from .exceptions import InfeasiblePrivacyError
@@ -72,7 +76,19 @@ class DPSGDPlanMixin:
 
     Subclasses set ``_EPOCHS_PARAM`` (the name of their epochs parameter) and
     ``_AUTO_BATCH_SIZE``, and may extend ``_check_params`` (calling this one first).
+    :attr:`_dpsgd_parameter_constraints` validates the parameters every DP-SGD estimator
+    shares (smoothing, clipping, noise, batches, accounting).
     """
+
+    _dpsgd_parameter_constraints = {
+        "smoothing": [Interval(Real, 0, np.inf, closed="left")],
+        "smoothing_order": [Interval(Integral, 1, None, closed="left")],
+        "smoothing_blocks": [StrOptions({"per_tensor", "global"})],
+        "max_grad_norm": [Interval(Real, 0, np.inf, closed="neither")],
+        "noise_multiplier": [Interval(Real, 0, np.inf, closed="neither"), None],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "accounting": [StrOptions({"rdp", "pld"})],
+    }
 
     def _check_params(self, n_samples):
         if self.batch_size != "auto" and self.batch_size > n_samples:

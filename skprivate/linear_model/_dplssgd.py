@@ -31,18 +31,12 @@ class _BaseDPLSSGD(DPSGDPlanMixin, DPEstimatorMixin):
 
     _parameter_constraints = {
         **DPEstimatorMixin._dp_parameter_constraints,
-        "smoothing": [Interval(Real, 0, np.inf, closed="left")],
-        "smoothing_order": [Interval(Integral, 1, None, closed="left")],
-        "smoothing_blocks": [StrOptions({"per_tensor", "global"})],
-        "max_grad_norm": [Interval(Real, 0, np.inf, closed="neither")],
-        "noise_multiplier": [Interval(Real, 0, np.inf, closed="neither"), None],
-        "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        **DPSGDPlanMixin._dpsgd_parameter_constraints,
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "learning_rate": [Interval(Real, 0, np.inf, closed="neither")],
         "alpha": [Interval(Real, 0, np.inf, closed="left")],
         "fit_intercept": ["boolean"],
         "average": ["boolean"],
-        "accounting": [StrOptions({"rdp", "pld"})],
         "verbose": ["verbose"],
     }
 

@@ -29,7 +29,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import torch
-from sklearn.utils._param_validation import Interval, StrOptions, validate_parameter_constraints
+from sklearn.utils._param_validation import Interval, validate_parameter_constraints
 from skorch import NeuralNetClassifier, NeuralNetRegressor
 from skorch.dataset import get_len, unpack_data
 from skorch.utils import TeeGenerator, is_dataset, to_tensor
@@ -187,15 +187,9 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
 
     _parameter_constraints = {
         **DPEstimatorMixin._dp_parameter_constraints,
-        "smoothing": [Interval(Real, 0, np.inf, closed="left")],
-        "smoothing_order": [Interval(Integral, 1, None, closed="left")],
-        "smoothing_blocks": [StrOptions({"per_tensor", "global"})],
-        "max_grad_norm": [Interval(Real, 0, np.inf, closed="neither")],
-        "noise_multiplier": [Interval(Real, 0, np.inf, closed="neither"), None],
-        "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        **DPSGDPlanMixin._dpsgd_parameter_constraints,
         "max_epochs": [Interval(Integral, 1, None, closed="left")],
         "lr": [Interval(Real, 0, np.inf, closed="neither")],
-        "accounting": [StrOptions({"rdp", "pld"})],
         "verbose": ["verbose"],
         "warm_start": ["boolean"],
         "train_split": [callable, None],
