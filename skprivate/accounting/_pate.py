@@ -61,6 +61,14 @@ plus N(0, sigma_1^2) reaches a threshold ``T``; answered queries get GNMax.
       authors' code).
     - GNMax is paid only on the answered queries.
 
+Discrete noise (the default of :func:`pate_epsilon`, what :class:`~skprivate.PATEClassifier`
+draws): the same mechanisms with exact discrete Laplace and discrete Gaussian noise on the
+integer counts. The data-independent curves are unchanged (the discrete Laplace on an l1
+change of 2 is ``(2/b)``-DP; the discrete Gaussian has the Gaussian's Renyi bound for
+integer shifts, Canonne, Kamath and Steinke 2020, Theorem 4), and the data-dependent
+theorems take ``q`` bounds for the discrete noise, derived in ``_logq_laplace_gaps``,
+``_logq_gaussian_gaps`` and ``_logq_threshold``.
+
 Composition over queries adds the RDP curves (Mironov 2017, Proposition 1; for the 2017
 moments, Abadi et al. 2016, Theorem 2, restated as the 2017 paper's Theorem 1). Conversion
 to ``(epsilon, delta)``: ``"classic"``, ``epsilon = min_lambda RDP(lambda) + log(1/delta) /
@@ -80,6 +88,7 @@ from dp_accounting import rdp as dp_rdp
 from scipy.special import log_ndtr, logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
+from ..mechanisms import discrete_gaussian_rational_sigma2, discrete_laplace_rational_scale
 from ._sgm import _quiet_dp_accounting
 
 __all__ = ["DEFAULT_PATE_ORDERS", "PATEPrivacy", "pate_epsilon"]
@@ -102,6 +111,8 @@ DEFAULT_PATE_ORDERS = tuple(
     ).tolist()
 )
 
+# Relative slack added to log q by the discrete bounds (see _with_slack).
+_LOGQ_SLACK = 1e-9
 _CHUNK = 1024  # rows per block of the (distinct log q x orders) arrays: bounds the memory
 
 
@@ -290,29 +301,149 @@ def _gaps(votes):
     return gaps
 
 
-def _logq_laplace(votes, gamma):
-    """log of the 2017 Lemma 4 bound on Pr[LNMax != plurality], one per query."""
-    return _logq_laplace_gaps(_gaps(votes), gamma)
+def _effective_scale(mechanism, scale, noise):
+    """The noise parameter the sampler actually uses, as a float (see the discrete bounds).
+
+    The exact samplers round the requested Laplace scale and ``sigma**2`` *up* to rationals
+    with small terms (:func:`~skprivate.mechanisms.discrete_laplace_rational_scale`,
+    :func:`~skprivate.mechanisms.discrete_gaussian_rational_sigma2`). More noise only lowers
+    the data-independent cost, which therefore uses the requested value; but it raises the
+    probability ``q`` of not returning the plurality, so ``q`` is bounded at the value used.
+    """
+    if noise == "continuous":
+        return float(scale)
+    if mechanism == "laplace":
+        return float(discrete_laplace_rational_scale(scale))
+    return math.sqrt(float(discrete_gaussian_rational_sigma2(scale)))
 
 
-def _logq_laplace_gaps(gaps, gamma):
-    """2017 Lemma 4 from the gaps ``n_j* - n_j`` (last axis; +inf marks no class)."""
-    scaled = gamma * np.asarray(gaps, dtype=np.float64)
+def _with_slack(logq):
+    """Round a computed ``log q`` up by a relative ``_LOGQ_SLACK``.
+
+    The discrete bounds are closed forms evaluated once in float64 at a parameter that is
+    itself the float nearest an exact rational: the rounding moves ``log q`` by a relative
+    error of order 1e-15, far inside this slack.
+    """
+    logq = np.asarray(logq, dtype=np.float64)
+    return np.minimum(logq + _LOGQ_SLACK * (1.0 + np.abs(logq)), 0.0)
+
+
+def _logq_laplace(votes, scale, noise="continuous"):
+    """log of a bound on Pr[LNMax != plurality], one per query (see _logq_laplace_gaps)."""
+    return _logq_laplace_gaps(_gaps(votes), scale, noise)
+
+
+def _logq_laplace_gaps(gaps, scale, noise="continuous"):
+    """Bound on Pr[LNMax != plurality] from the gaps ``g = n_j* - n_j`` (last axis; +inf
+    marks no class): the union bound ``q <= sum_j Pr[Z_j - Z_j* >= g_j]`` over the rivals.
+
+    ``"continuous"``: Laplace(b) noise, ``Pr[Z - Z' >= g] = (2 + g/b) / (4 e^{g/b})``, the
+    2017 paper's Lemma 4. ``"discrete"``: discrete Laplace noise with ``P(Z = z) = c p^|z|``,
+    ``p = e^{-1/b}``, ``c = (1 - p)/(1 + p)`` (what :func:`discrete_laplace_noise` draws).
+    Summing the pmf of ``Z'`` against the tail ``P(Z >= k) = p^k / (1 + p)`` (``k >= 0``) in
+    three geometric pieces gives, exactly, for integer ``g >= 0``::
+
+        Pr[Z - Z' >= g] = c p^g ((1 + p + p^2) / (1 + p)^2 + g / (1 + p) + p / (1 - p)),
+
+    which tends to Lemma 4's value as ``b`` grows. A tie of the noisy counts counts as a
+    loss for the plurality (``>=``), so the bound holds whatever breaks ties. The test suite
+    checks it against the exact convolution of the two pmfs.
+    """
+    gaps = np.asarray(gaps, dtype=np.float64)
+    b = _effective_scale("laplace", scale, noise)
     with np.errstate(invalid="ignore"):  # inf - inf at the excluded plurality class
-        terms = np.log(2 + scaled) - math.log(4) - scaled
-    terms[~np.isfinite(scaled)] = -np.inf
-    return logsumexp(terms, axis=-1)
+        if noise == "continuous":
+            scaled = gaps / b
+            terms = np.log(2 + scaled) - math.log(4) - scaled
+        else:
+            log_p = -1.0 / b
+            p = math.exp(log_p)
+            one_minus_p = -math.expm1(log_p)
+            log_c = math.log(one_minus_p) - math.log1p(p)
+            constant = (1 + p + p * p) / (1 + p) ** 2 + p / one_minus_p
+            terms = log_c + gaps * log_p + np.log(constant + gaps / (1 + p))
+    terms[~np.isfinite(gaps)] = -np.inf
+    logq = logsumexp(terms, axis=-1)
+    return logq if noise == "continuous" else _with_slack(logq)
 
 
-def _logq_gaussian(votes, sigma):
-    """log of the 2018 Proposition 7 bound on Pr[GNMax != plurality], one per query."""
-    return _logq_gaussian_gaps(_gaps(votes), sigma)
+def _logq_gaussian(votes, sigma, noise="continuous"):
+    """log of a bound on Pr[GNMax != plurality], one per query (see _logq_gaussian_gaps)."""
+    return _logq_gaussian_gaps(_gaps(votes), sigma, noise)
 
 
-def _logq_gaussian_gaps(gaps, sigma):
-    """2018 Proposition 7 from the gaps ``n_j* - n_j`` (last axis; +inf marks no class)."""
-    # Pr[N(0, 2 sigma^2) >= gap] = Phi(-gap / (sqrt(2) sigma)) = erfc(gap / (2 sigma)) / 2
-    return logsumexp(log_ndtr(-np.asarray(gaps) / (math.sqrt(2) * sigma)), axis=-1)
+def _log_theta_ratio(sigma):
+    """log of ``1 + e_sigma`` with ``e_sigma = 2 e^{-pi^2 sigma^2} / (1 - e^{-pi^2 sigma^2})``.
+
+    By Poisson summation, ``Z = sum_x e^{-x^2 / (2 sigma^2)} = sigma sqrt(2 pi) sum_k
+    e^{-2 pi^2 sigma^2 k^2} >= sigma sqrt(2 pi)`` and ``sum_x e^{-(x + s)^2 / sigma^2}
+    <= sigma sqrt(pi) (1 + e_sigma)`` for every shift ``s`` (all terms of the dual sum are at
+    most ``e^{-pi^2 sigma^2 |k|}``).
+    """
+    decay = -(math.pi * sigma) ** 2
+    return math.log1p(2 * math.exp(decay) / -math.expm1(decay))
+
+
+def _logq_gaussian_gaps(gaps, sigma, noise="continuous"):
+    """Bound on Pr[GNMax != plurality] from the gaps ``g = n_j* - n_j`` (last axis; +inf
+    marks no class): ``q <= sum_j Pr[Z_j - Z_j* >= g_j]`` over the rivals.
+
+    ``"continuous"``: 2018 Proposition 7, ``Pr[N(0, 2 sigma^2) >= g] = erfc(g / (2 sigma))
+    / 2``. ``"discrete"``: discrete Gaussian noise, ``P(Z = z) = e^{-z^2 / (2 sigma^2)} / Z``
+    (what :func:`discrete_gaussian_noise` draws). The difference ``D = Z - Z'`` of two
+    independent draws has ``P(D = d) = e^{-d^2 / (4 sigma^2)} theta_d / Z^2`` with
+    ``theta_d = sum_x e^{-(x + d/2)^2 / sigma^2}`` (complete the square), so, with the
+    bounds of :func:`_log_theta_ratio` and a decreasing sum bounded by its first term plus
+    the integral::
+
+        Pr[D >= g] <= (1 + e_sigma) (e^{-g^2 / (4 sigma^2)} / (2 sigma sqrt(pi))
+                                     + erfc(g / (2 sigma)) / 2),
+
+    Proposition 7's term plus the mass of the tie ``D = g``; ties count as losses, so the
+    bound holds whatever breaks them. The test suite checks it against the exact
+    convolution of the two pmfs.
+    """
+    gaps = np.asarray(gaps, dtype=np.float64)
+    s = _effective_scale("gaussian", sigma, noise)
+    # Pr[N(0, 2 s^2) >= gap] = Phi(-gap / (sqrt(2) s)) = erfc(gap / (2 s)) / 2
+    terms = log_ndtr(-gaps / (math.sqrt(2) * s))
+    if noise == "continuous":
+        return logsumexp(terms, axis=-1)
+    with np.errstate(invalid="ignore"):  # inf * 0 is not reached: -inf ** 2 is inf
+        tie = -np.square(gaps) / (4 * s * s) - math.log(2 * s * math.sqrt(math.pi))
+    terms = np.logaddexp(terms, tie) + _log_theta_ratio(s)
+    terms[~np.isfinite(gaps)] = -np.inf
+    return _with_slack(logsumexp(terms, axis=-1))
+
+
+def _logq_threshold(largest, threshold, sigma1, noise="continuous"):
+    """log q for the threshold step of Confident-GNMax, one per query.
+
+    The step releases whether ``n_max + Z >= T`` (``Z`` the threshold noise); with ``p`` its
+    probability, Theorem 6 is applied to the likelier outcome with ``q = min(p, 1 - p)``.
+    ``"continuous"``: ``p = Phi((n_max - T) / sigma_1)``, exact. ``"discrete"``: the counts
+    and the noise are integers, so the step is ``Z >= k`` with ``k = ceil(T) - n_max``, and
+    ``P(Z >= k) = P(Z <= -k)``; for ``j >= 1``, ``P(Z >= j) <= e^{-j^2 / (2 sigma_1^2)} /
+    (sigma_1 sqrt(2 pi)) + Phi(-j / sigma_1)`` (``Z >= sigma_1 sqrt(2 pi)`` for the
+    normaliser, first term plus integral for the sum). ``q <= min(u(k), u(1 - k))`` with
+    ``u`` that bound where its argument is at least 1 and 1 elsewhere.
+    """
+    largest = np.asarray(largest, dtype=np.float64)
+    if noise == "continuous":
+        margin = (largest - float(threshold)) / sigma1
+        return np.minimum(log_ndtr(margin), log_ndtr(-margin))
+    s = _effective_scale("gaussian", sigma1, noise)
+    k = math.ceil(threshold) - largest
+
+    def log_upper(j):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bound = np.logaddexp(
+                -np.square(j) / (2 * s * s) - math.log(s * math.sqrt(2 * math.pi)),
+                log_ndtr(-j / s),
+            )
+        return np.where(j >= 1, bound, 0.0)
+
+    return _with_slack(np.minimum(log_upper(k), log_upper(1 - k)))
 
 
 def _rdp_theorem3(logq, pure_eps, orders):
@@ -410,6 +541,7 @@ def _to_epsilon(orders, rdp_curve, delta, conversion):
         "answered": ["array-like", None],
         "orders": ["array-like", None],
         "conversion": [StrOptions({"improved", "classic"})],
+        "noise": [StrOptions({"discrete", "continuous"})],
     },
     prefer_skip_nested_validation=True,
 )
@@ -425,6 +557,7 @@ def pate_epsilon(
     answered=None,
     orders=None,
     conversion="improved",
+    noise="discrete",
 ):
     """Privacy cost of labelling queries by a noisy vote of PATE teachers.
 
@@ -468,6 +601,13 @@ def pate_epsilon(
         ``min RDP(lambda) + log(1/delta) / (lambda - 1)`` (Mironov 2017, Proposition 3), the
         conversion of both papers, needed to reproduce their numbers. Both are valid;
         ``"improved"`` is never larger.
+    noise : {"discrete", "continuous"}, default="discrete"
+        The noise on the integer counts. ``"discrete"``: the exact discrete Laplace and
+        discrete Gaussian samplers of :mod:`skprivate.mechanisms`, which
+        :class:`~skprivate.PATEClassifier` uses. ``"continuous"``: Laplace and Gaussian noise
+        as in the papers (to reproduce their numbers). The data-independent bounds are the
+        same for both; the data-dependent ones bound ``q`` for the noise used, the discrete
+        one slightly larger (see Notes).
 
     Returns
     -------
@@ -506,6 +646,20 @@ def pate_epsilon(
     - Confident-GNMax: the threshold step on every query, ``RDP(lambda) = lambda /
       (2 sigma_1^2)`` data-independently, Theorem 6 on its two outcomes data-dependently;
       GNMax on the answered queries only.
+
+    **Discrete noise** (``noise="discrete"``). The counts are integers, so exact integer
+    noise can be added to them (Canonne, Kamath and Steinke 2020), leaving no floating-point
+    sample anywhere. The data-independent bounds carry over unchanged: discrete Laplace of
+    scale ``b`` on a histogram whose l1 change is 2 is ``(2/b)``-DP (ratio of pmfs at most
+    ``e^{|shift| / b}`` per coordinate), and the discrete Gaussian gives the same Renyi
+    divergence bound ``lambda Delta^2 / (2 sigma^2)`` for integer shifts as the continuous
+    one (CKS 2020, Theorem 4; over independent coordinates Renyi divergences add, giving
+    ``lambda ||Delta||_2^2 / (2 sigma^2)``), so Proposition 8 and the threshold step's curve
+    hold as stated. The data-dependent theorems (2017 Theorem 3,
+    2018 Theorem 6) need only the data-independent guarantee and an upper bound on ``q``;
+    ``q`` is bounded for the discrete noise actually drawn (the sampler's rounded-up
+    parameter), ties counting against the plurality (``_logq_laplace_gaps``,
+    ``_logq_gaussian_gaps`` and ``_logq_threshold`` state and derive each bound).
 
     Where a data-dependent condition fails, the data-independent value is used, and per
     query and order the smaller value is kept, so ``epsilon_data_dependent <=
@@ -547,21 +701,30 @@ def pate_epsilon(
     Examples
     --------
     The 2017 setting: 100 queries to 250 teachers, about 90% of whom agree; Laplace scale
-    20 (gamma = 0.05), delta = 1e-5 and the moments l = 1, ..., 8.
+    20 (gamma = 0.05), delta = 1e-5, the moments l = 1, ..., 8 and continuous noise, as in
+    the paper:
 
     >>> import numpy as np
     >>> from skprivate.accounting import pate_epsilon
     >>> votes = np.random.default_rng(0).multinomial(250, [0.9] + [0.1 / 9] * 9, size=100)
     >>> cost = pate_epsilon(votes, mechanism="laplace", noise_scale=20, delta=1e-5,
-    ...                     orders=range(2, 10), conversion="classic")
+    ...                     orders=range(2, 10), conversion="classic", noise="continuous")
     >>> round(cost.epsilon_data_dependent, 4), round(cost.epsilon_data_independent, 4)
     (1.4513, 5.3026)
+
+    The discrete Laplace noise that :class:`~skprivate.PATEClassifier` draws costs the same
+    data-independently and a little more data-dependently:
+
+    >>> cost = pate_epsilon(votes, mechanism="laplace", noise_scale=20, delta=1e-5,
+    ...                     orders=range(2, 10), conversion="classic")
+    >>> round(cost.epsilon_data_dependent, 4), round(cost.epsilon_data_independent, 4)
+    (1.4516, 5.3026)
 
     GNMax with sigma = 40 on the same votes, default orders and conversion:
 
     >>> cost = pate_epsilon(votes, mechanism="gaussian", noise_scale=40, delta=1e-5)
     >>> round(cost.epsilon_data_dependent, 3), round(cost.epsilon_data_independent, 3)
-    (0.335, 1.478)
+    (0.34, 1.478)
     """
     values = _check_votes(votes)
     _check_threshold(mechanism, threshold, threshold_noise_scale)
@@ -593,15 +756,14 @@ def pate_epsilon(
     if data_dependent:
         weights = mask.astype(np.float64)
         if mechanism == "laplace":
-            logq = _logq_laplace(values, 1.0 / scale)
+            logq = _logq_laplace(values, scale, noise)
             dependent = _summed(_rdp_theorem3, logq, weights, pure_eps, lambdas)
         else:
-            logq = _logq_gaussian(values, scale)
+            logq = _logq_gaussian(values, scale, noise)
             dependent = _summed(_rdp_theorem6, logq, weights, scale, lambdas)
         if threshold is not None:
             # The selection step releases whether max count + N(0, sigma_1^2) >= threshold.
-            margin = (values.max(axis=1) - float(threshold)) / sigma1
-            logq_step = np.minimum(log_ndtr(margin), log_ndtr(-margin))
+            logq_step = _logq_threshold(values.max(axis=1), float(threshold), sigma1, noise)
             every = np.ones(n_queries)
             dependent = dependent + _summed(
                 _rdp_theorem6, logq_step, every, math.sqrt(2) * sigma1, lambdas

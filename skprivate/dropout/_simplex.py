@@ -26,9 +26,15 @@ enumeration.
 
 **Test.** ``Lambda = min_j (S_j - 1[S_j >= 1])`` moves by at most 1 when a row is added,
 and both ``Lambda(D)`` and ``Lambda(D')`` are at most ``min_j S_j(D)``: if either data set
-passes ``Lambda >= nu0``, the smaller one satisfies the lemma. ``Lambda + Lap(1/eps1)`` is
-compared with ``nu0 + ln(1/(2 delta1))/eps1``; a data set with ``Lambda < nu0`` passes with
-probability below ``delta1``. Hence (cases: one of the two data sets is safe, or neither)
+passes ``Lambda >= nu0``, the smaller one satisfies the lemma. ``Lambda`` is an integer, so
+it gets exact discrete Laplace noise ``Z`` with ``P(Z = z) ~ e^{-eps1 |z|}``, which is
+``eps1``-DP for a count of sensitivity 1 (ratio of pmfs at most ``e^{eps1}``; the sampler's
+rounding only adds noise). ``Lambda + Z`` is compared with ``nu0 + m``, ``m = ln(1/(2
+delta1))/eps1``; a data set with ``Lambda <= nu0 - 1`` passes only if ``Z >= floor(m) + 2``,
+of probability ``p^{floor(m) + 2} / (1 + p) <= e^{-eps1 (m + 1)} / (1 + e^{-eps1}) = 2
+delta1 / (e^{eps1} + 1) <= delta1`` with ``p = e^{-eps1}`` (continuous Laplace noise would
+give ``delta1 e^{-eps1}``; the rounding of the scale moves ``p`` by a relative ``2**-30``
+at most, far inside the factor ``2 / (e^{eps1} + 1)`` lost here). Hence (cases: one of the two data sets is safe, or neither)
 the mechanism is ``(eps1 + eps_loc, max(delta1, p delta0))``-DP. This corrects the paper's
 threshold ``2 log(1/delta)/(eps n)``, which does not reach the ``p exp(-eps^2 nu / 8)`` regime
 of its Theorem 6 (spec 3.5, item 1).
@@ -42,7 +48,7 @@ from scipy.special import ndtri
 from scipy.stats import binom
 
 from ..exceptions import PrivacyTestFailed
-from ..mechanisms import check_rng, laplace_noise
+from ..mechanisms import check_rng, discrete_laplace_noise
 
 __all__ = ["binomial_local_epsilon", "private_argmin_simplex", "simplex_threshold"]
 
@@ -211,13 +217,13 @@ def private_argmin_simplex(
     statistic = int(np.min(counts - (counts >= 1)))
     nu0 = simplex_threshold(eps_loc, float(delta) / p)
     threshold = nu0 + math.log(1.0 / (2.0 * float(delta))) / eps1
-    noisy = statistic + float(laplace_noise(1.0 / eps1, random_state=rng))
+    noisy = statistic + int(discrete_laplace_noise(1.0 / eps1, random_state=rng))
     if noisy <= threshold:
         if accountant is not None:
             accountant._settle(plan, PrivacySpend(eps1, float(delta), label=plan.label))
         raise PrivacyTestFailed(
             f"private_argmin_simplex: the private test failed: the noisy smallest feature "
-            f"count {noisy:.1f} is not above the threshold {threshold:.1f} = nu0 + "
+            f"count {noisy} is not above the threshold {threshold:.1f} = nu0 + "
             f"ln(1/(2 delta))/epsilon1 with nu0 = {nu0} (the count every feature needs for "
             f"the dropout perturbation to be ({eps_loc:.3g}, {delta:.3g})-DP). Some feature "
             "is rare or never 1, or there are too few rows: drop or merge rare features, use "

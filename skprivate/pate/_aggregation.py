@@ -1,15 +1,17 @@
 """Teacher votes and the noisy aggregators of PATE, vectorised over queries.
 
-The privacy of each aggregator is stated and accounted in :mod:`skprivate.accounting._pate`;
-this module only draws the noise. All three release a label (or "no answer") per query and
-never the noisy counts themselves: the noisy values stay inside this module, which also
-removes the surface of floating-point attacks on the low-order bits of released Laplace or
-Gaussian samples (Mironov 2012), since no such sample is ever released.
+The privacy of each aggregator is stated and accounted in :mod:`skprivate.accounting._pate`
+(``noise="discrete"``); this module only draws the noise. The counts are integers, so the
+noise is exact integer noise, discrete Laplace or discrete Gaussian (Canonne, Kamath and
+Steinke 2020), drawn by samplers whose every decision is an integer comparison: no
+floating-point sample exists whose low-order bits could leak the counts (the attack of
+Mironov 2012 on textbook Laplace samplers). All three aggregators release a label (or "no
+answer") per query and never the noisy counts themselves.
 """
 
 import numpy as np
 
-from ..mechanisms import gaussian_noise, laplace_noise
+from ..mechanisms import discrete_gaussian_noise, discrete_laplace_noise
 
 __all__ = []
 
@@ -36,30 +38,47 @@ def vote_counts(teacher_labels, n_classes):
     return counts.reshape(n_queries, n_classes).astype(np.int64)
 
 
+def _argmax_random_ties(values, rng):
+    """Index of the largest entry of each row, ties broken uniformly at random.
+
+    The columns are visited in an independent random order per row and the first maximum in
+    that order is kept. The order does not depend on the counts, so this is post-processing
+    of the noisy counts; a fixed rule (lowest index) would be too, but would favour the
+    first classes when discrete noise ties.
+    """
+    n_rows, n_cols = values.shape
+    order = rng.permuted(np.tile(np.arange(n_cols), (n_rows, 1)), axis=1)
+    rows = np.arange(n_rows)[:, None]
+    return order[rows[:, 0], np.argmax(values[rows, order], axis=1)]
+
+
 def noisy_argmax(votes, mechanism, noise_scale, rng):
     """Report noisy max: the index of the largest noisy count of each row.
 
-    ``mechanism`` is "laplace" (LNMax, Papernot et al. 2017, Eq. 1: Laplace(noise_scale) on
-    each count) or "gaussian" (GNMax, Papernot et al. 2018, Section 4.1:
-    N(0, noise_scale^2) on each count). Ties between noisy counts have probability zero.
+    ``mechanism`` is "laplace" (LNMax, Papernot et al. 2017, Eq. 1, with discrete Laplace
+    noise ``P(z) ~ exp(-|z| / noise_scale)`` on each count) or "gaussian" (GNMax, Papernot
+    et al. 2018, Section 4.1, with discrete Gaussian noise ``P(z) ~ exp(-z^2 / (2
+    noise_scale^2))``). Ties are broken uniformly at random.
     """
     if mechanism == "laplace":
-        noise = laplace_noise(noise_scale, size=votes.shape, random_state=rng)
+        noise = discrete_laplace_noise(noise_scale, size=votes.shape, random_state=rng)
     else:
-        noise = gaussian_noise(noise_scale, size=votes.shape, random_state=rng)
-    return np.argmax(votes + noise, axis=1)
+        noise = discrete_gaussian_noise(noise_scale, size=votes.shape, random_state=rng)
+    return _argmax_random_ties(votes.astype(np.int64) + noise, rng)
 
 
 def confident_gnmax(votes, threshold, threshold_noise_scale, noise_scale, rng):
-    """Confident-GNMax (Papernot et al. 2018, Algorithm 1).
+    """Confident-GNMax (Papernot et al. 2018, Algorithm 1), with discrete Gaussian noise.
 
-    A query is answered only if its largest count plus N(0, threshold_noise_scale^2) reaches
-    ``threshold``; answered queries then get GNMax with ``noise_scale``. Returns labels with
-    :data:`NO_ANSWER` where the ensemble was not confident enough.
+    A query is answered only if its largest count plus discrete Gaussian noise of parameter
+    ``threshold_noise_scale`` reaches ``threshold`` (for integers, the same as reaching
+    ``ceil(threshold)``, which is how it is compared: no float enters); answered queries
+    then get GNMax with ``noise_scale``. Returns labels with :data:`NO_ANSWER` where the
+    ensemble was not confident enough.
     """
-    top = votes.max(axis=1)
-    passed = top + gaussian_noise(threshold_noise_scale, size=top.shape, random_state=rng)
-    answered = passed >= threshold
+    top = votes.max(axis=1).astype(np.int64)
+    noise = discrete_gaussian_noise(threshold_noise_scale, size=top.shape, random_state=rng)
+    answered = top + noise >= int(np.ceil(threshold))
     labels = np.full(votes.shape[0], NO_ANSWER, dtype=np.int64)
     if answered.any():
         labels[answered] = noisy_argmax(votes[answered], "gaussian", noise_scale, rng)

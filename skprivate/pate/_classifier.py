@@ -63,8 +63,9 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     aggregator : {"lnmax", "gnmax", "confident_gnmax"}, default="lnmax"
         ``"lnmax"``: Laplace noisy max (2017), ``noise_scale`` is the Laplace scale
         ``b = 1/gamma``. ``"gnmax"``: Gaussian noisy max (2018), ``noise_scale`` is sigma.
-        ``"confident_gnmax"``: answer only queries whose top count plus
-        ``N(0, threshold_noise_scale^2)`` reaches ``threshold``, then GNMax.
+        ``"confident_gnmax"``: answer only queries whose top count plus Gaussian noise of
+        parameter ``threshold_noise_scale`` reaches ``threshold``, then GNMax. The noise is
+        the exact discrete Laplace or discrete Gaussian on the integer counts (see Notes).
     noise_scale : float, default=None
         None means 20 for "lnmax" (the 2017 paper's Adult setting) and ``0.16 * n_teachers``
         for the Gaussian aggregators (40 for 250 teachers, the 2018 paper's MNIST setting).
@@ -143,6 +144,15 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     (Papernot et al. 2017, Section 2.1), GNMax or Confident-GNMax (Papernot et al. 2018,
     Section 4), composed over the queries; :func:`skprivate.accounting.pate_epsilon` states
     the bounds. The student only post-processes those labels and the public points.
+
+    The vote counts are integers, and the noise added to them is exact integer noise
+    (discrete Laplace or discrete Gaussian, Canonne, Kamath and Steinke 2020, drawn by
+    :func:`~skprivate.mechanisms.discrete_laplace_noise` and
+    :func:`~skprivate.mechanisms.discrete_gaussian_noise`), so no floating-point sample is
+    involved; ties between noisy counts are broken uniformly at random. The
+    data-independent bounds are the same as for continuous noise; the data-dependent ones
+    bound the probability of not returning the plurality for the discrete noise
+    (``pate_epsilon(..., noise="discrete")``).
 
     ``epsilon_`` is data-independent and counts every asked query as answered, so it holds
     whatever the teachers voted. ``epsilon_data_dependent_`` (2017 Theorem 3, 2018

@@ -81,6 +81,7 @@ def test_2017_published_numbers():
         delta=DELTA,
         orders=range(2, 10),
         conversion="classic",
+        noise="continuous",
     )
     assert round(cost.epsilon_data_dependent, 4) == 1.4513
     assert round(cost.epsilon_data_independent, 4) == 5.3026
@@ -120,7 +121,7 @@ def test_2017_matches_scalar_transcription(gamma):
     )
     cost = pate_epsilon(
         votes, mechanism="laplace", noise_scale=1 / gamma, delta=DELTA, orders=range(2, 10),
-        conversion="classic",
+        conversion="classic", noise="continuous",
     )
     moments = np.array(
         [sum(_moments_2017(row, gamma, l) for row in votes) for l in range(1, 9)]
@@ -237,7 +238,7 @@ def test_data_dependent_dominates_exact_divergence(votes, mechanism, scale):
     noise = stats.norm(scale=scale) if mechanism == "gaussian" else stats.laplace(scale=scale)
     orders = np.array([1.5, 2.0, 3.0, 5.0, 8.0, 12.0])
     lambdas, dependent, independent = _single(votes, mechanism=mechanism, noise_scale=scale,
-                                              orders=orders)
+                                              orders=orders, noise="continuous")
     assert np.any(dependent < 0.9 * independent)  # the data-dependent branch is exercised
     p = _argmax_probabilities(votes, noise)
     for neighbour in _neighbours(votes):
@@ -251,11 +252,11 @@ def test_data_dependent_dominates_exact_divergence(votes, mechanism, scale):
 def test_threshold_step_dominates_exact_divergence(top, threshold, sigma1):
     # With the query unanswered, the whole cost is the threshold step: a Bernoulli outcome
     # whose probability moves with the largest count, which one teacher shifts by 1.
-    votes = np.array([[top, 250 - top]])
+    votes = np.array([[top, 0]])  # the largest count is top
     orders = np.array([1.5, 2.0, 4.0, 10.0, 30.0, 80.0])
     cost = pate_epsilon(votes, mechanism="gaussian", noise_scale=40.0, delta=DELTA,
                         threshold=threshold, threshold_noise_scale=sigma1,
-                        answered=[False], orders=orders)
+                        answered=[False], orders=orders, noise="continuous")
     assert cost.n_answered == 0
 
     def bernoulli(m):

@@ -61,10 +61,12 @@ def _adversarial_neighbour(votes):
     return out
 
 
+@pytest.mark.parametrize("noise", ["discrete", "continuous"])
 @pytest.mark.parametrize("mechanism, scale, threshold", [("gaussian", 3.0, None),
                                                           ("laplace", 2.0, None),
                                                           ("gaussian", 3.0, 9.0)])
-def test_smooth_sensitivity_bounds_changes_and_is_beta_smooth(mechanism, scale, threshold):
+def test_smooth_sensitivity_bounds_changes_and_is_beta_smooth(mechanism, scale, threshold,
+                                                               noise):
     rng = np.random.default_rng(0)
     n, order, beta = 12, 6.0, 0.05
     sigma1 = 2.0 if threshold is not None else None
@@ -73,7 +75,7 @@ def test_smooth_sensitivity_bounds_changes_and_is_beta_smooth(mechanism, scale, 
         votes = rng.multinomial(n, [agree, (1 - agree) / 2, (1 - agree) / 2], size=6)
         mask = np.ones(len(votes), dtype=bool)
         f, s, cap = _value_and_sensitivity(votes.astype(float), mask, mechanism, scale, order,
-                                           beta, n, threshold, sigma1)
+                                           beta, n, threshold, sigma1, noise)
         assert 0 <= f <= cap + 1e-12
         # walk several steps: at distance k the change from D is at most sum_j<k S(D_j)
         current, current_s, current_f = votes, s, f
@@ -82,14 +84,15 @@ def test_smooth_sensitivity_bounds_changes_and_is_beta_smooth(mechanism, scale, 
             if (nxt < 0).any():
                 break
             f2, s2, _ = _value_and_sensitivity(nxt.astype(float), mask, mechanism, scale, order,
-                                               beta, n, threshold, sigma1)
+                                               beta, n, threshold, sigma1, noise)
             assert abs(f2 - current_f) <= current_s + 1e-12  # local sensitivity covered
             assert s2 <= math.exp(beta) * current_s + 1e-12  # beta-smooth
             assert current_s <= math.exp(beta) * s2 + 1e-12
             current, current_s, current_f = nxt, s2, f2
 
 
-def test_exhaustive_neighbours_of_a_small_histogram():
+@pytest.mark.parametrize("noise", ["discrete", "continuous"])
+def test_exhaustive_neighbours_of_a_small_histogram(noise):
     # One query, 6 teachers, 3 classes: every neighbour (one vote moved) enumerated.
     n, order, beta = 6, 4.0, 0.1
     mask = np.ones(1, dtype=bool)
@@ -97,7 +100,8 @@ def test_exhaustive_neighbours_of_a_small_histogram():
         if sum(counts) != n:
             continue
         votes = np.array([counts], dtype=float)
-        f, s, _ = _value_and_sensitivity(votes, mask, "gaussian", 1.0, order, beta, n, None, None)
+        f, s, _ = _value_and_sensitivity(votes, mask, "gaussian", 1.0, order, beta, n, None, None,
+                                         noise)
         for src, dst in itertools.permutations(range(3), 2):
             if counts[src] == 0:
                 continue
@@ -105,18 +109,19 @@ def test_exhaustive_neighbours_of_a_small_histogram():
             other[0, src] -= 1
             other[0, dst] += 1
             f2, s2, _ = _value_and_sensitivity(other, mask, "gaussian", 1.0, order, beta, n,
-                                               None, None)
+                                               None, None, noise)
             assert abs(f - f2) <= s + 1e-12
             assert s2 <= math.exp(beta) * s + 1e-12
 
 
-def test_released_value_is_an_upper_bound_of_the_data_dependent_rdp_before_noise():
+@pytest.mark.parametrize("noise", ["discrete", "continuous"])
+def test_released_value_is_an_upper_bound_of_the_data_dependent_rdp_before_noise(noise):
     votes = np.random.default_rng(1).multinomial(250, [0.85, 0.1, 0.05], size=200)
     order = 9.0
     f, _, cap = _value_and_sensitivity(votes.astype(float), np.ones(200, dtype=bool),
-                                       "gaussian", 40.0, order, 0.05, 250, None, None)
+                                       "gaussian", 40.0, order, 0.05, 250, None, None, noise)
     exact = pate_epsilon(votes, mechanism="gaussian", noise_scale=40.0, delta=1e-5,
-                         orders=[order])
+                         orders=[order], noise=noise)
     assert exact.rdp_data_dependent[0] <= f + 1e-12
     assert f < cap  # and it still gains over the data-independent curve
 
