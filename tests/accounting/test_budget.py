@@ -250,3 +250,24 @@ def test_total_privacy_cost_errors_are_clear():
         total_privacy_cost(NoisyMeanRegressor())
     with pytest.raises(ValueError, match="not a skprivate estimator"):
         total_privacy_cost(object())
+
+
+@pytest.mark.parametrize("runner", ["cross_validate", "grid_search"])
+def test_process_parallel_runs_of_real_estimators_are_refused_with_default_error_score(runner):
+    # With sklearn's default error_score=nan every fit in a worker process fails before
+    # reading data, and sklearn then raises with our message: nothing is spent, none hidden.
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    from skprivate import DPLSSGDClassifier
+
+    X_bc, y_bc = load_breast_cancer(return_X_y=True)
+    X_bc = StandardScaler().fit_transform(X_bc)
+    acc = BudgetAccountant()
+    est = DPLSSGDClassifier(accountant=acc)
+    with pytest.raises(ValueError, match="another process"):
+        if runner == "cross_validate":
+            cross_validate(est, X_bc, y_bc, cv=2, n_jobs=2)
+        else:
+            GridSearchCV(est, {"smoothing": [0.0, 1.0]}, cv=2, n_jobs=2).fit(X_bc, y_bc)
+    assert acc.spends == []
