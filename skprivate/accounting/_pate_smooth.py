@@ -77,7 +77,7 @@ __all__ = ["PATESanitized", "gnss_rdp", "pate_sanitized_epsilon"]
 
 _GRID_STEP = 1e-3  # grid of u = log(-log q) on which the answer step's bound is made monotone
 _GRID_LOW = -30.0  # u below this is q > 1 - 1e-13: the data-independent value anyway
-_CHUNK = 256  # distinct gap rows per block of the (rows x distances x classes) arrays
+_CELLS = 1 << 22  # entries per block of the (centres x grid) arrays of _window_extremes
 
 
 def gnss_rdp(orders, beta, sigma):
@@ -178,15 +178,19 @@ def _window_extremes(values, centres, reach, n_distances):
     """max of ``values`` over ``[c - reach k, c + reach k]`` for each centre c and k.
 
     Returns an array (n_centres, n_distances); ``values`` is indexed by the integers
-    ``0 .. values.size - 1`` and the window is clipped to that range.
+    ``0 .. values.size - 1`` and the window is clipped to that range. Vectorised over the
+    centres in blocks: the running maxima outwards from each centre, read at ``reach k``.
     """
     last = values.size - 1
-    k = np.arange(n_distances)
+    steps = np.arange(values.size)  # distances from a centre, in grid points
+    at = np.minimum(reach * np.arange(n_distances), last)
     out = np.empty((centres.size, n_distances))
-    for row, c in enumerate(centres):  # at most n_teachers + 1 distinct centres
-        left = np.maximum.accumulate(values[c::-1])
-        right = np.maximum.accumulate(values[c:])
-        out[row] = np.maximum(left[np.minimum(reach * k, c)], right[np.minimum(reach * k, last - c)])
+    block = max(1, _CELLS // values.size)  # bounds the (centres x grid) arrays
+    for start in range(0, centres.size, block):
+        c = centres[start : start + block, None]
+        left = np.maximum.accumulate(values[np.maximum(c - steps, 0)], axis=1)
+        right = np.maximum.accumulate(values[np.minimum(c + steps, last)], axis=1)
+        out[start : start + block] = np.maximum(left[:, at], right[:, at])
     return out
 
 
