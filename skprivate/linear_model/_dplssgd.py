@@ -65,7 +65,6 @@ class _BaseDPLSSGD(DPSGDPlanMixin, DPEstimatorMixin):
             n_outputs=n_outputs,
             sample_rate=plan.sample_rate,
             n_steps=plan.n_steps,
-            steps_per_epoch=plan.steps_per_epoch,
             noise_multiplier=plan.noise_multiplier,
             max_grad_norm=float(self.max_grad_norm),
             learning_rate=float(self.learning_rate),
@@ -190,8 +189,9 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         so the fit then emits a :class:`~skprivate.exceptions.PrivacyLeakWarning`.
 
     verbose : int, default=0
-        0 prints nothing; more prints one line per epoch (epoch, steps, time; never a
-        value computed from the data).
+        0 prints nothing; 1 or more shows a progress bar over the steps on stderr (tqdm when
+        installed, else a line every tenth of the way): steps done and time, never a value
+        computed from the data.
 
     Attributes
     ----------
@@ -241,8 +241,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    **Guarantee.** The fitted model (``coef_``, ``intercept_``; and with ``verbose`` the
-    printed lines) is ``(epsilon_, delta_)``-differentially private with respect to adding or
+    **Guarantee.** The fitted model (``coef_``, ``intercept_``) is ``(epsilon_, delta_)``-differentially private with respect to adding or
     removing one row of ``(X, y)``: the unit protected is one row, which is one person only
     if each person contributes one row.
 
@@ -540,8 +539,9 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
         :class:`~skprivate.exceptions.PrivacyLeakWarning`.
 
     verbose : int, default=0
-        0 prints nothing; more prints one line per epoch (epoch, steps, time; never a
-        value computed from the data).
+        0 prints nothing; 1 or more shows a progress bar over the steps on stderr (tqdm when
+        installed, else a line every tenth of the way): steps done and time, never a value
+        computed from the data.
 
     Attributes
     ----------

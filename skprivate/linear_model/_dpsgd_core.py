@@ -21,12 +21,11 @@ The batch indices must stay secret for the subsampling amplification, so they ar
 the same generator as the noise.
 """
 
-import time
-
 import numpy as np
 from scipy.special import expit
 
 from ..smoothing import _make_smoother
+from ..utils._progress import progress
 
 __all__ = []
 
@@ -191,7 +190,6 @@ def run_dplssgd(
     n_outputs,
     sample_rate,
     n_steps,
-    steps_per_epoch,
     noise_multiplier,
     max_grad_norm,
     learning_rate,
@@ -233,8 +231,10 @@ def run_dplssgd(
     # Dividing by the expected batch size, a public number, keeps the step data-independent in
     # scale (dividing by the drawn batch size would make the step size itself private).
     expected_batch = sample_rate * n_samples
-    start = time.perf_counter()
-    for step in range(n_steps):
+    # Only public quantities are shown (steps done, time): a loss or an accuracy would read
+    # the private data outside the privacy guarantee.
+    steps = progress(range(n_steps), total=n_steps, desc=f"{name} steps", verbose=verbose)
+    for step in steps:
         idx = poisson_batch(rng, n_samples, sample_rate)
         grad_coef, grad_intercept = clipped_gradient_sum(
             rows(idx) if len(idx) < n_samples else X,
@@ -261,14 +261,6 @@ def run_dplssgd(
         theta -= learning_rate * flat
         if average:
             theta_sum += theta
-        if verbose and (step + 1) % steps_per_epoch == 0:
-            # Only public quantities are printed: a loss or accuracy would read the private
-            # data outside the privacy guarantee.
-            epoch = (step + 1) // steps_per_epoch
-            print(
-                f"{name}: epoch {epoch}, {step + 1}/{n_steps} steps, "
-                f"{time.perf_counter() - start:.2f} s"
-            )
     if average:
         theta = theta_sum / n_steps
     coef = theta[:n_coef].reshape(K, n_features).copy()
