@@ -151,6 +151,33 @@ def _literal_attribute_names_in_types(app, what, name, obj, options, lines):
             lines[i] = head + _TRAILING_UNDERSCORE_NAME.sub(r"``\1``", type_text)
 
 
+# Constants such as ``DEFAULT_RDP_ORDERS`` are assigned, with their ``#:`` doc comment, in a
+# private module (``skprivate.accounting._sgm``) and imported into the public one that
+# documents them. autodoc reads doc comments only in the public module and would show the
+# docstring of ``tuple`` instead, so the comment is read where the value is assigned.
+def _doc_comment_of_imported_data(app, what, name, obj, options, lines):
+    if what != "data":
+        return
+    from sphinx.errors import PycodeError
+    from sphinx.pycode import ModuleAnalyzer
+
+    def comment_in(modname):
+        try:
+            return ModuleAnalyzer.for_module(modname).find_attr_docs().get(("", attr))
+        except PycodeError:
+            return None
+
+    public, _, attr = name.rpartition(".")
+    if comment_in(public):  # documented where it is documented: autodoc found it
+        return
+    for modname, module in sorted(sys.modules.items()):
+        if modname.startswith(public + ".") and getattr(module, attr, None) is obj:
+            comment = comment_in(modname)
+            if comment:
+                lines[:] = list(comment)
+                return
+
+
 # The class pages list the public methods (see _templates/autosummary/class.rst). Left out:
 # methods inherited from built-in types (``dict.get`` on PrivacyReport, ``with_traceback`` on
 # the exceptions), which are implemented in C and have no ``__module__``, and scikit-learn's
@@ -167,6 +194,7 @@ def _skip_foreign_members(app, what, name, obj, skip, options):
 
 
 def setup(app):
+    app.connect("autodoc-process-docstring", _doc_comment_of_imported_data, priority=90)
     app.connect("autodoc-process-docstring", _literal_attribute_names_in_types, priority=100)
     app.connect("autodoc-process-docstring", _unlink_foreign_refs)
     app.connect("autodoc-skip-member", _skip_foreign_members)

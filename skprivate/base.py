@@ -110,6 +110,56 @@ class DPEstimatorMixin:
     Fitted attributes set by :meth:`_finish_private_fit`: ``epsilon_`` and ``delta_`` (the
     guarantee the fit achieved, add/remove-one neighbouring datasets) and ``privacy_report_``
     (a :class:`PrivacyReport`).
+
+    Examples
+    --------
+    A minimal DP estimator: the sum of the rows, each clipped to L2 norm 1, released with
+    the Gaussian mechanism.
+
+    >>> import numpy as np
+    >>> from sklearn.base import BaseEstimator
+    >>> from skprivate.accounting import BudgetAccountant
+    >>> from skprivate.base import DPEstimatorMixin
+    >>> from skprivate.mechanisms import gaussian_mechanism
+    >>> class DPSum(DPEstimatorMixin, BaseEstimator):
+    ...     _parameter_constraints = {**DPEstimatorMixin._dp_parameter_constraints}
+    ...
+    ...     def __init__(self, epsilon=1.0, delta=1e-5, accountant=None, random_state=None):
+    ...         self.epsilon = epsilon
+    ...         self.delta = delta
+    ...         self.accountant = accountant
+    ...         self.random_state = random_state
+    ...
+    ...     def _privacy_plan(self, n_samples):  # one release, whatever the number of rows
+    ...         return self._privacy_spend(self.epsilon, self.delta)
+    ...
+    ...     def fit(self, X, y=None):
+    ...         self._validate_params()
+    ...         plan = self._begin_private_fit(X)  # asks the accountant; nothing read yet
+    ...         rng = self._noise_rng()
+    ...         X = np.asarray(X, dtype=float)
+    ...         X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1.0)
+    ...         self.sum_ = gaussian_mechanism(X.sum(axis=0), 1.0, self.epsilon, self.delta,
+    ...                                        random_state=rng)
+    ...         self._finish_private_fit(plan, {"mechanism": "Gaussian"}, len(X))
+    ...         return self
+    >>> X = np.random.default_rng(0).normal(size=(1000, 3))
+    >>> accountant = BudgetAccountant(epsilon=1.5, delta=1e-4)
+    >>> est = DPSum(epsilon=1.0, accountant=accountant).fit(X)
+    >>> est.epsilon_, est.delta_, est.sum_.shape
+    (1.0, 1e-05, (3,))
+    >>> print(est.privacy_report_)
+    estimator    : DPSum
+    epsilon      : 1
+    delta        : 1e-05
+    neighbouring : add/remove one row
+    unit         : one row of X (one person only if each person has one row)
+    mechanism    : Gaussian
+    caveats      : none
+    >>> DPSum(epsilon=1.0, accountant=accountant).fit(X)
+    Traceback (most recent call last):
+    ...
+    skprivate.exceptions.BudgetExceededError: A spend of epsilon=1, delta=1e-05 by DPSum ...
     """
 
     _dp_parameter_constraints = {

@@ -19,6 +19,20 @@ class BudgetExceededError(ValueError):
     """A fit or spend would take a :class:`~skprivate.accounting.BudgetAccountant` past its budget.
 
     Raised *before* any data is read, so nothing has been spent when it is raised.
+
+    Examples
+    --------
+    >>> from skprivate.accounting import BudgetAccountant
+    >>> from skprivate.exceptions import BudgetExceededError
+    >>> accountant = BudgetAccountant(epsilon=1.0)
+    >>> accountant.spend(0.8, label="first fit")
+    >>> try:
+    ...     accountant.spend(0.5, label="second fit")
+    ... except BudgetExceededError as exc:
+    ...     print(exc)
+    A spend of epsilon=0.5, delta=0 by second fit would take the total to epsilon=1.3, ...
+    >>> accountant.total()  # the refused spend was not recorded
+    (0.8, 0.0)
     """
 
 
@@ -26,6 +40,14 @@ class InfeasiblePrivacyError(ValueError):
     """The requested privacy guarantee cannot be met with the given parameters.
 
     For example a target epsilon that no noise multiplier within the supported range reaches.
+
+    Examples
+    --------
+    >>> from skprivate.accounting import dpsgd_noise_multiplier
+    >>> dpsgd_noise_multiplier(1e-4, sample_rate=1.0, steps=100, delta=1e-5)
+    Traceback (most recent call last):
+    ...
+    skprivate.exceptions.InfeasiblePrivacyError: target_epsilon=0.0001 cannot be reached ...
     """
 
 
@@ -35,6 +57,25 @@ class AccountantDetachedError(RuntimeError):
     Spends recorded on such a copy (for example inside a joblib worker started by
     ``GridSearchCV(n_jobs=2)``) never reach the user's accountant, so the fit is refused
     before any data is read rather than silently under-counted.
+
+    Examples
+    --------
+    A pickled copy of an accountant, as a joblib worker or a saved model would hold:
+
+    >>> import pickle
+    >>> from skprivate.accounting import BudgetAccountant
+    >>> accountant = BudgetAccountant(epsilon=1.0)
+    >>> copy = pickle.loads(pickle.dumps(accountant))
+    >>> copy.spend(0.1)
+    Traceback (most recent call last):
+    ...
+    skprivate.exceptions.AccountantDetachedError: This BudgetAccountant is a pickled copy, ...
+
+    A ledger restored from disk on purpose is taken over with ``reattach``:
+
+    >>> copy.reattach().spend(0.1)
+    >>> copy.total()
+    (0.1, 0.0)
     """
 
 
@@ -43,6 +84,26 @@ class PrivacyLeakWarning(UserWarning):
 
     Emitted at most once per fit, listing every reason: noise from a fixed ``random_state``,
     bounds read from the private data, a ``delta`` that protects no one (``delta >= 1/n``), ...
+
+    Examples
+    --------
+    A fixed ``random_state`` makes the noise known to whoever knows the seed:
+
+    >>> import warnings
+    >>> from sklearn.datasets import load_iris
+    >>> from skprivate.exceptions import PrivacyLeakWarning
+    >>> from skprivate.linear_model import DPLSSGDClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     clf = DPLSSGDClassifier(epsilon=1.0, random_state=0).fit(X / 8, y)
+    >>> [w.category.__name__ for w in caught]
+    ['PrivacyLeakWarning']
+    >>> print(caught[0].message)
+    DPLSSGDClassifier: the privacy guarantee (epsilon=0.998..., delta=1e-05) is weaker than ...
+
+    To turn it into an error, for example in a release pipeline:
+    ``warnings.simplefilter("error", PrivacyLeakWarning)``.
     """
 
 
@@ -56,6 +117,30 @@ class PrivacyTestFailed(ValueError):
     :class:`~skprivate.accounting.BudgetAccountant`) even though no model is returned.
     Its message says why the test failed (a rare or constant feature, too few rows) and
     what to change.
+
+    Examples
+    --------
+    A constant (all-zero) feature fails the dropout-stability test of
+    :class:`~skprivate.DPDropoutRegressor` without a ridge floor (``alpha=0``):
+
+    >>> import numpy as np
+    >>> from skprivate.accounting import BudgetAccountant
+    >>> from skprivate.dropout import DPDropoutRegressor
+    >>> from skprivate.exceptions import PrivacyTestFailed
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(2000, 3))
+    >>> X[:, 2] = 0.0
+    >>> y = np.clip(X @ [0.5, -0.3, 0.2], -1, 1)
+    >>> accountant = BudgetAccountant(epsilon=2.0, delta=1e-4)
+    >>> reg = DPDropoutRegressor(epsilon=1.0, bounds=(-1, 1), y_bound=1.0, alpha=0.0,
+    ...                          accountant=accountant, random_state=0)
+    >>> try:
+    ...     reg.fit(X, y)
+    ... except PrivacyTestFailed as exc:
+    ...     print(exc)
+    DPDropoutRegressor: the private stability test failed: ...
+    >>> accountant.total()  # the test itself was paid for
+    (0.3, 3e-06)
     """
 
 
@@ -66,4 +151,28 @@ class NoIntersectionError(ValueError):
     initialisations. The message names the parties whose balls are furthest apart and says
     what to change (a larger ``epsilon``, or ``epsilon=None`` to search for the smallest
     threshold at which the sets meet).
+
+    Examples
+    --------
+    Two parties whose labels disagree (the second one's are flipped) have no common
+    good-enough model:
+
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from skprivate.exceptions import NoIntersectionError
+    >>> from skprivate.gems import GEMSCombiner, good_enough_space
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> spaces = [
+    ...     good_enough_space(LogisticRegression(), X[:250], y[:250], epsilon=0.3,
+    ...                       random_state=0),
+    ...     good_enough_space(LogisticRegression(), X[250:500], 1 - y[250:500], epsilon=0.3,
+    ...                       random_state=0),
+    ... ]
+    >>> try:
+    ...     GEMSCombiner().combine(spaces)
+    ... except NoIntersectionError as exc:
+    ...     print(exc)
+    GEMSCombiner: the parties' good-enough sets do not intersect at epsilon=0.3. ...
     """

@@ -4,12 +4,13 @@ All guarantees are stated for add/remove-one-row neighbouring datasets.
 """
 
 from ._budget import BudgetAccountant, PrivacySpend
-from ._pate import PATEPrivacy, pate_epsilon
+from ._pate import DEFAULT_PATE_ORDERS, PATEPrivacy, pate_epsilon
 from ._pate_smooth import PATESanitized, gnss_rdp, pate_sanitized_epsilon
 from ._sgm import DEFAULT_RDP_ORDERS, dpsgd_epsilon, dpsgd_event, dpsgd_noise_multiplier
 from ._total import total_privacy_cost
 
 __all__ = [
+    "DEFAULT_PATE_ORDERS",
     "DEFAULT_RDP_ORDERS",
     "BudgetAccountant",
     "PATEPrivacy",

@@ -31,6 +31,20 @@ class PrivacySpend:
         which is tighter than adding epsilons.
     label : str, default=""
         Who spent it, for reports (usually the estimator's class name).
+
+    Examples
+    --------
+    Every fit with an ``accountant`` records one (labelled with the estimator's class
+    name); a release made outside skprivate can be recorded by hand:
+
+    >>> from skprivate.accounting import BudgetAccountant, PrivacySpend
+    >>> spend = PrivacySpend(epsilon=0.5, delta=1e-6, label="median income")
+    >>> spend
+    PrivacySpend(epsilon=0.5, delta=1e-06, event=None, label='median income')
+    >>> accountant = BudgetAccountant(epsilon=1.0, delta=1e-5)
+    >>> accountant.spend(spend)
+    >>> [(s.label, s.epsilon, s.delta) for s in accountant.spends]
+    [('median income', 0.5, 1e-06)]
     """
 
     epsilon: float

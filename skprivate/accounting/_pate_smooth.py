@@ -162,6 +162,19 @@ class PATESanitized:
         The data-independent RDP at ``order``: the noisy value is never above it.
     sanitization_rdp : float
         The RDP of the release itself at ``order`` (:func:`gnss_rdp`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivate.accounting import pate_sanitized_epsilon
+    >>> votes = np.random.default_rng(0).multinomial(250, [0.9] + [0.1 / 9] * 9, size=100)
+    >>> released = pate_sanitized_epsilon(votes, mechanism="gaussian", noise_scale=40,
+    ...                                   delta=1e-5, order=8, beta=0.05, sigma=14,
+    ...                                   random_state=0)
+    >>> round(released.epsilon, 2), released.delta, released.order  # safe to publish
+    (1.43, 1e-05, 8.0)
+    >>> round(released.rdp_sanitized, 4), released.rdp_cap, round(released.sanitization_rdp, 4)
+    (0.0388, 0.5, 0.1725)
     """
 
     epsilon: float

@@ -35,6 +35,9 @@ __all__ = [
 # dp-accounting's own default orders, plus integer orders between 64 and 4096: a superset can
 # only lower the minimum over orders (every order gives a valid bound), and the high orders
 # matter for small epsilon at small sampling rates.
+#: Default Renyi orders of the DP-SGD accountant (``accountant="rdp"``) and of
+#: :class:`BudgetAccountant`. They are 1.1 to 10.9 by 0.1, every integer from 11 to 63, 64
+#: to 124 by 4, then 13 orders from 128 to 4096.
 DEFAULT_RDP_ORDERS = tuple(
     sorted(
         {1 + x / 10.0 for x in range(1, 100)}
@@ -93,6 +96,26 @@ def dpsgd_event(noise_multiplier, sample_rate, steps):
     -------
     event : dp_accounting.DpEvent
         ``SelfComposedDpEvent(PoissonSampledDpEvent(sample_rate, GaussianDpEvent(z)), steps)``.
+
+    Examples
+    --------
+    Compose two DP-SGD trainings on the same data with a ``dp_accounting`` accountant:
+
+    >>> from dp_accounting import rdp
+    >>> from skprivate.accounting import DEFAULT_RDP_ORDERS, dpsgd_epsilon, dpsgd_event
+    >>> event = dpsgd_event(noise_multiplier=1.0, sample_rate=0.01, steps=1000)
+    >>> event
+    SelfComposedDpEvent(event=PoissonSampledDpEvent(sampling_probability=0.01,
+        event=GaussianDpEvent(noise_multiplier=1.0)), count=1000)
+    >>> round(dpsgd_epsilon(1.0, 0.01, 1000, 1e-5), 2)  # one training
+    2.1
+    >>> accountant = rdp.RdpAccountant(list(DEFAULT_RDP_ORDERS))
+    >>> _ = accountant.compose(event, count=2)
+    >>> round(float(accountant.get_epsilon(2e-5)), 2)  # two: less than 2 * 2.1
+    2.75
+
+    Pass the event to a :class:`BudgetAccountant` (``budget.spend(epsilon, delta,
+    event=event)``) and it composes such spends in the same way.
     """
     step = dp_accounting.PoissonSampledDpEvent(
         float(sample_rate), dp_accounting.GaussianDpEvent(float(noise_multiplier))

@@ -84,6 +84,21 @@ class AuditResult:
         The confidence level.
     n_events : int
         Number of events tried.
+
+    Examples
+    --------
+    Audit the Laplace mechanism with sensitivity 1 and scale 1, whose claim is epsilon = 1:
+
+    >>> import numpy as np
+    >>> from skprivate.audit import audit_scores
+    >>> rng = np.random.default_rng(0)
+    >>> result = audit_scores(rng.laplace(1.0, 1.0, 50_000), rng.laplace(0.0, 1.0, 50_000))
+    >>> round(result.epsilon_lower_bound, 2), result.event
+    (0.96, "score <= -1.476 (D' vs D)")
+    >>> result.confidence, result.n_events
+    (0.95, 1)
+    >>> result.epsilon_lower_bound <= 1.0  # the claim is not refuted
+    True
     """
 
     epsilon_lower_bound: float

@@ -86,6 +86,31 @@ class GoodEnoughSpace:
         ``out_activation`` and ``neuron_space``.
     fit_intercept : bool
         Whether the linear model has intercepts (part of the ball's vector).
+
+    Examples
+    --------
+    Each of two parties computes its space on its own rows; the coordinator combines the
+    spaces alone:
+
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from skprivate.gems import GEMSCombiner, good_enough_space
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> spaces = [
+    ...     good_enough_space(LogisticRegression(), X[rows], y[rows], epsilon=0.3,
+    ...                       random_state=0)
+    ...     for rows in (slice(0, 250), slice(250, 500))
+    ... ]
+    >>> space = spaces[0]
+    >>> space
+    GoodEnoughSpace(kind='linear', n_balls=1, n_dims=31, epsilon=0.3)
+    >>> space.centers.shape, space.radii.shape, space.classes.tolist(), space.n_validation
+    ((1, 31), (1,), [0, 1], 50)
+    >>> gems = GEMSCombiner().combine(spaces)
+    >>> gems.n_parties_, bool(gems.score(X[500:], y[500:]) > 0.9)
+    (2, True)
     """
 
     kind: str
