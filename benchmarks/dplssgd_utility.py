@@ -43,6 +43,9 @@ For each epsilon in ``EPSILONS`` (delta = 1e-5) and each seed the script fits
 The last lines check the targets of issue 4: on digits at epsilon <= 1 the defaults beat
 ``smoothing=0`` and Opacus by at least 2 points; on Adult they are within 0.5 points of
 Opacus and above diffprivlib at every epsilon.
+
+Writes ``benchmarks/results/dplssgd_utility.json`` (every accuracy, per epsilon and seed) and
+``.md`` (the tables printed), with ``--quick`` too: the JSON then says ``"quick": true``.
 """
 
 import argparse
@@ -57,6 +60,7 @@ import time
 import warnings
 
 import numpy as np
+from _results import markdown_table, versions, write
 from sklearn.datasets import load_digits
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
@@ -341,6 +345,10 @@ def run_dataset(name, splits, data_norm, epsilons, seeds, dpl_python, dpl_reason
     results["LSSGD lr=3"] = dplssgd_accuracy(
         splits, epsilons, seeds, learning_rate=VALIDATED_LEARNING_RATE
     )
+    info = {
+        "n_train": n_train, "n_test": len(splits[0][2]), "n_features": n_features,
+        "data_norm": data_norm, "unavailable": {},
+    }
     opacus_lr = None
     try:
         grid, plan = opacus_accuracy(
@@ -349,10 +357,23 @@ def run_dataset(name, splits, data_norm, epsilons, seeds, dpl_python, dpl_reason
     except ImportError as exc:
         print(f"Opacus: unavailable ({exc})")
         results["Opacus"] = None
+        info["unavailable"]["Opacus"] = str(exc)
     else:
         best = grid.mean(axis=2).argmax(axis=0)  # per epsilon, by mean test accuracy
         results["Opacus"] = grid[best, np.arange(len(epsilons))]
         opacus_lr = [OPACUS_LEARNING_RATES[k] for k in best]
+        info["opacus"] = {
+            "sample_rate": plan["sample_rate"],
+            "expected_batch_size": plan["expected_batch_size"],
+            "epochs": plan["epochs"],
+            "steps": plan["steps"],
+            "noise_multipliers": list(plan["noise_multiplier"].values()),
+            "learning_rate_grid": list(OPACUS_LEARNING_RATES),
+            "learning_rates_chosen_on_test": opacus_lr,
+            # every learning rate's accuracy, to see what the choice on the test rows adds
+            "accuracy_by_learning_rate": {f"{lr:g}": grid[k] for k, lr in
+                                          enumerate(OPACUS_LEARNING_RATES)},
+        }
         print(
             f"Opacus: sample rate {plan['sample_rate']:.4g} (expected batch "
             f"{plan['expected_batch_size']:.1f}), {plan['steps']} steps, noise multipliers "
@@ -361,6 +382,7 @@ def run_dataset(name, splits, data_norm, epsilons, seeds, dpl_python, dpl_reason
     if dpl_python is None:
         print(f"diffprivlib: unavailable ({dpl_reason})")
         results["diffprivlib"] = None
+        info["unavailable"]["diffprivlib"] = dpl_reason
     else:
         try:
             results["diffprivlib"] = diffprivlib_accuracy(
@@ -371,52 +393,146 @@ def run_dataset(name, splits, data_norm, epsilons, seeds, dpl_python, dpl_reason
             last = stderr.decode(errors="replace").strip().splitlines()[-1:] or [str(exc)]
             print(f"diffprivlib: unavailable (its worker failed: {last[0]})")
             results["diffprivlib"] = None
+            info["unavailable"]["diffprivlib"] = f"its worker failed: {last[0]}"
     results["non-private"] = nonprivate_accuracy(splits, len(epsilons))
     print_table(name, epsilons, results, opacus_lr)
-    print(f"({time.perf_counter() - start:.0f} s)")
-    return results
+    info["seconds"] = time.perf_counter() - start
+    print(f"({info['seconds']:.0f} s)")
+    return results, info
 
 
 def check_targets(epsilons, digits, adult):
+    """Print the issue 4 checks; return them as records (``met`` None: peer unavailable)."""
     print("\nIssue 4 targets (points of mean test accuracy):")
-    met_all = True
+    checks = []
 
-    def verdict(ok, text):
-        nonlocal met_all
-        met_all &= ok
-        print(f"  [{'met' if ok else 'NOT met'}] {text}")
-
-    def gap(results, peer, i):
-        return 100 * (results["DP-LSSGD"][i].mean() - results[peer][i].mean())
+    def check(name, results, peer, i, threshold, strict=False):
+        """One check: the defaults' lead over ``peer``, in points, >= (> if strict) threshold."""
+        epsilon = epsilons[i]
+        need = f"> {threshold:g}" if strict else f">= {threshold:+.1f}"
+        record = {"dataset": name, "epsilon": epsilon, "peer": peer, "need": need,
+                  "lead": None, "met": None}
+        checks.append(record)
+        if results[peer] is None:
+            print(f"  [n/a] {name}, epsilon {epsilon:g}: {peer} unavailable")
+            return
+        lead = 100 * (results["DP-LSSGD"][i].mean() - results[peer][i].mean())
+        record["lead"] = lead
+        record["met"] = bool(lead > threshold if strict else lead >= threshold)
+        print(f"  [{'met' if record['met'] else 'NOT met'}] {name}, epsilon {epsilon:g}: "
+              f"defaults {lead:+.1f} vs {peer} (need {need})")
 
     for i, epsilon in enumerate(epsilons):
         if epsilon > 1:
             continue
         for peer in ("smoothing=0", "Opacus"):
-            if digits[peer] is None:
-                print(f"  [n/a] digits, epsilon {epsilon:g}: {peer} unavailable")
-                continue
-            lead = gap(digits, peer, i)
-            verdict(lead >= 2.0, f"digits, epsilon {epsilon:g}: defaults {lead:+.1f} vs "
-                    f"{peer} (need >= +2.0)")
-    for i, epsilon in enumerate(epsilons):
-        if adult["Opacus"] is None:
-            print(f"  [n/a] Adult, epsilon {epsilon:g}: Opacus unavailable")
-        else:
-            lead = gap(adult, "Opacus", i)
-            verdict(lead >= -0.5, f"Adult, epsilon {epsilon:g}: defaults {lead:+.1f} vs "
-                    "Opacus (need >= -0.5)")
-        if adult["diffprivlib"] is None:
-            print(f"  [n/a] Adult, epsilon {epsilon:g}: diffprivlib unavailable")
-        else:
-            lead = gap(adult, "diffprivlib", i)
-            verdict(lead > 0.0, f"Adult, epsilon {epsilon:g}: defaults {lead:+.1f} vs "
-                    "diffprivlib (need > 0)")
+            check("digits", digits, peer, i, 2.0)
+    for i in range(len(epsilons)):
+        check("Adult", adult, "Opacus", i, -0.5)
+        check("Adult", adult, "diffprivlib", i, 0.0, strict=True)
+    met_all = all(c["met"] is not False for c in checks)
     print(f"  => {'all targets met' if met_all else 'some targets NOT met'}")
     print(
         "  Opacus's learning rate was picked per epsilon on the test data from "
         f"{list(OPACUS_LEARNING_RATES)}: an advantage that no privacy budget pays for."
     )
+    return checks
+
+
+def _diffprivlib_version(python):
+    """diffprivlib's version in the environment that runs it, or None."""
+    if python is None:
+        return None
+    done = subprocess.run(
+        [str(python), "-c", "import importlib.metadata as m; print(m.version('diffprivlib'))"],
+        check=False, capture_output=True, text=True,
+    )
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip() or None
+
+
+def dataset_record(results, info):
+    """One data set for the JSON: each method's accuracy (epsilon x seed) and the leads."""
+    methods = {
+        method: None if values is None else {
+            "accuracy": values, "mean": values.mean(axis=1), "std": values.std(axis=1)
+        }
+        for method, values in results.items()
+    }
+    ours = results["DP-LSSGD"].mean(axis=1)
+    leads = {method: 100 * (ours - values.mean(axis=1)) for method, values in results.items()
+             if method != "DP-LSSGD" and values is not None}
+    return {**info, "methods": methods, "lead_points": leads}
+
+
+def _dataset_markdown(name, epsilons, record):
+    """The tables ``print_table`` prints for one data set, in Markdown."""
+    lines = [
+        f"## {name}: {record['n_train']} training rows, {record['n_test']} test rows, "
+        f"{record['n_features']} features; row norm <= {record['data_norm']:.3g} (public "
+        f"bound); {record['seconds']:.0f} s",
+        "",
+    ]
+    opacus = record.get("opacus")
+    if opacus is not None:
+        lines += [
+            f"Opacus: sample rate {opacus['sample_rate']:.4g} (expected batch "
+            f"{opacus['expected_batch_size']:.1f}), {opacus['steps']} steps, noise "
+            "multipliers " + ", ".join(f"{z:.3f}" for z in opacus["noise_multipliers"]) + ".",
+            "",
+        ]
+    for peer, reason in record["unavailable"].items():
+        lines += [f"{peer}: unavailable ({reason}).", ""]
+    methods = record["methods"]
+    lines += [f"{name}: test accuracy in % (mean ± std over seeds)", ""]
+    lines += markdown_table(
+        ["epsilon", *methods],
+        [[f"{epsilon:g}", *("n/a" if m is None else
+                            f"{100 * m['mean'][i]:.1f} ± {100 * m['std'][i]:.1f}"
+                            for m in methods.values())]
+         for i, epsilon in enumerate(epsilons)],
+    )
+    if opacus is not None:
+        chosen = zip(epsilons, opacus["learning_rates_chosen_on_test"])
+        lines += ["", "Opacus learning rate chosen on the test data: "
+                  + ", ".join(f"eps {e:g}: {lr:g}" for e, lr in chosen) + "."]
+    leads = record["lead_points"]
+    lines += ["", f"{name}: DP-LSSGD (defaults) minus each peer, in points of accuracy", ""]
+    lines += markdown_table(
+        ["epsilon", *leads],
+        [[f"{epsilon:g}", *(f"{lead[i]:+.1f}" for lead in leads.values())]
+         for i, epsilon in enumerate(epsilons)],
+    )
+    return lines + [""]
+
+
+def _markdown(settings, datasets, checks):
+    epsilons = settings["epsilons"]
+    n_seeds = len(settings["seeds"])
+    lines = [
+        "# DP-LSSGD test accuracy against its peers (benchmarks/dplssgd_utility.py"
+        + (" --quick)" if settings["quick"] else ")"),
+        "",
+        "DPLSSGDClassifier defaults: " + ", ".join(
+            f"{k}={v!r}" for k, v in settings["dplssgd_defaults"].items()) + ".",
+        f"delta = {settings['delta']:g}; epsilons {list(epsilons)}; seeds "
+        f"{list(settings['seeds'])}. ± is the spread over seeds; the standard error of a mean "
+        f"is ± / {math.sqrt(n_seeds):.1f}. Opacus's entry is the best of the learning rates "
+        f"{list(OPACUS_LEARNING_RATES)} on these same test rows, an advantage that no privacy "
+        "budget pays for.",
+        "",
+    ]
+    for name, record in datasets.items():
+        lines += _dataset_markdown(name, epsilons, record)
+    lines += ["## Issue 4 targets (points of mean test accuracy)", ""]
+    lines += markdown_table(
+        ["data", "epsilon", "defaults vs", "lead", "need", "met"],
+        [[c["dataset"], f"{c['epsilon']:g}", c["peer"],
+          "n/a" if c["lead"] is None else f"{c['lead']:+.1f}", c["need"],
+          {True: "met", False: "NOT met", None: "n/a"}[c["met"]]] for c in checks],
+    )
+    return lines
 
 
 def main(argv=None):
@@ -440,11 +556,35 @@ def main(argv=None):
     print(f"delta = {DELTA:g}; epsilons {list(epsilons)}; seeds {list(seeds)}")
     dpl_python, dpl_reason = _diffprivlib_python()
     start = time.perf_counter()
-    digits = run_dataset("digits", *digits_splits(seeds), epsilons, seeds, dpl_python,
-                         dpl_reason)
-    adult = run_dataset("Adult", *adult_split(seeds), epsilons, seeds, dpl_python, dpl_reason)
-    check_targets(epsilons, digits, adult)
-    print(f"\nTotal {time.perf_counter() - start:.0f} s")
+    digits, digits_info = run_dataset("digits", *digits_splits(seeds), epsilons, seeds,
+                                      dpl_python, dpl_reason)
+    adult, adult_info = run_dataset("Adult", *adult_split(seeds), epsilons, seeds,
+                                    dpl_python, dpl_reason)
+    checks = check_targets(epsilons, digits, adult)
+    total = time.perf_counter() - start
+    print(f"\nTotal {total:.0f} s")
+
+    settings = {
+        "quick": args.quick, "epsilons": list(epsilons), "delta": DELTA, "seeds": list(seeds),
+        "dplssgd_defaults": {k: defaults[k] for k in shown},
+        "validated_learning_rate": VALIDATED_LEARNING_RATE,
+        "opacus_learning_rates": list(OPACUS_LEARNING_RATES),
+    }
+    datasets = {"digits": dataset_record(digits, digits_info),
+                "Adult": dataset_record(adult, adult_info)}
+    payload = {
+        "benchmark": "dplssgd_utility",
+        "settings": settings,
+        "seeds": list(seeds),
+        "versions": {**versions("skprivate", "numpy", "scikit-learn", "torch", "opacus"),
+                     "diffprivlib": _diffprivlib_version(dpl_python)},
+        # each "accuracy" holds one row per epsilon of the settings, one column per seed
+        "datasets": datasets,
+        "targets": checks,
+        "all_targets_met": all(c["met"] is not False for c in checks),
+        "seconds": total,
+    }
+    write("dplssgd_utility", payload, _markdown(settings, datasets, checks))
 
 
 if __name__ == "__main__":

@@ -11,17 +11,45 @@ accuracy, the publishable data-independent epsilon and the data-dependent epsilo
 depends on the private votes and is shown for comparison with the papers only).
 
 Run: python benchmarks/pate_adult.py [--teachers 250] [--n-jobs 2]
+Writes benchmarks/results/pate_adult.json and .md.
 """
 
 import argparse
 import time
 import warnings
 
+from _results import markdown_table, versions, write
 from sklearn.ensemble import RandomForestClassifier
 
 from skprivate.datasets import load_adult, make_adult_preprocessor
 from skprivate.exceptions import PrivacyLeakWarning
 from skprivate.pate import PATEClassifier
+
+N_QUERIES = 500
+TARGETS = ("LNMax student >= 0.82 with data-dependent epsilon near 2.66; "
+           "Confident-GNMax >= 0.83 at data-dependent epsilon <= 1.0.")
+COLUMNS = ("model", "accuracy", "epsilon", "epsilon_data_dependent", "epsilon_sanitized",
+           "answered", "seconds")
+
+
+def _markdown(setup, rows):
+    lines = [
+        "# PATE on Adult, the 2017 paper's Appendix C (benchmarks/pate_adult.py)", "",
+        f"Adult: {setup['n_private']} private rows, {setup['n_queries']} public "
+        f"queries, {setup['n_eval']} evaluation rows, {setup['teachers']} teachers, "
+        f"seed {setup['seed']}. epsilon_ is the publishable data-independent epsilon; the "
+        "data-dependent one depends on the private votes (shown for comparison with the "
+        "papers only). Relative accuracy: against the non-private forest.", "",
+    ]
+    lines += markdown_table(
+        ["model", "accuracy", "relative accuracy", "epsilon_", "eps (data-dep.)",
+         "eps (sanitised)", "answered", "time (s)"],
+        [[r["model"], f"{r['accuracy']:.4f}", f"{r['relative_accuracy']:.3f}",
+          f"{r['epsilon']:.3f}", f"{r['epsilon_data_dependent']:.3f}",
+          f"{r['epsilon_sanitized']:.3f}", r["answered"], f"{r['seconds']:.1f}"]
+         for r in rows],
+    )
+    return lines + ["", f"Targets: {TARGETS}"]
 
 
 def main():
@@ -36,14 +64,14 @@ def main():
     X_test, y_test = load_adult(subset="test", return_X_y=True)
     prep = make_adult_preprocessor().fit(X[:1])  # data-independent: learns nothing
     X, X_test = prep.transform(X), prep.transform(X_test)
-    X_public, X_eval, y_eval = X_test[:500], X_test[500:], y_test[500:]
+    X_public, X_eval, y_eval = X_test[:N_QUERIES], X_test[N_QUERIES:], y_test[N_QUERIES:]
 
     rows = []
     start = time.perf_counter()
     forest = RandomForestClassifier(100, n_jobs=args.n_jobs, random_state=args.seed)
     forest.fit(X, y)
     rows.append(("RandomForest, non-private", forest.score(X_eval, y_eval), float("inf"),
-                 float("nan"), float("nan"), 500, time.perf_counter() - start))
+                 float("nan"), float("nan"), N_QUERIES, time.perf_counter() - start))
 
     settings = [
         ("PATE LNMax b=20 (paper, App. C)", dict(aggregator="lnmax", noise_scale=20.0)),
@@ -51,7 +79,7 @@ def main():
     ]
     for name, params in settings:
         clf = PATEClassifier(
-            RandomForestClassifier(100), n_teachers=args.teachers, n_queries=500,
+            RandomForestClassifier(100), n_teachers=args.teachers, n_queries=N_QUERIES,
             n_jobs=args.n_jobs, random_state=args.seed, **params,
         )
         start = time.perf_counter()
@@ -60,8 +88,8 @@ def main():
                      clf.epsilon_data_dependent_, clf.epsilon_sanitized_, clf.n_answered_,
                      time.perf_counter() - start))
 
-    print(f"Adult: {len(y)} private rows, 500 public queries, {len(y_eval)} evaluation rows, "
-          f"{args.teachers} teachers\n")
+    print(f"Adult: {len(y)} private rows, {N_QUERIES} public queries, "
+          f"{len(y_eval)} evaluation rows, {args.teachers} teachers\n")
     print(f"{'model':<34} {'accuracy':>8} {'epsilon_':>9} {'eps (data-dep.)':>15} "
           f"{'eps (sanitised)':>15} {'answered':>8} {'time (s)':>8}")
     for name, acc, eps, eps_dd, eps_san, answered, seconds in rows:
@@ -70,8 +98,23 @@ def main():
     base = rows[0][1]
     print("\nAccuracy relative to the non-private forest: "
           + ", ".join(f"{r[0]}: {r[1] / base:.3f}" for r in rows[1:]))
-    print("Targets: LNMax student >= 0.82 with data-dependent epsilon near 2.66; "
-          "Confident-GNMax >= 0.83 at data-dependent epsilon <= 1.0.")
+    print(f"Targets: {TARGETS}")
+
+    setup = {"teachers": args.teachers, "n_jobs": args.n_jobs, "seed": args.seed,
+             "n_queries": N_QUERIES, "delta": PATEClassifier().delta,  # the default
+             "n_private": len(y), "n_eval": len(y_eval), "trees_per_model": 100,
+             "pate_params": dict(settings)}
+    records = [{**dict(zip(COLUMNS, row)), "relative_accuracy": row[1] / base} for row in rows]
+    payload = {
+        "benchmark": "pate_adult",
+        "settings": setup,
+        "seeds": [args.seed],
+        "versions": versions("skprivate", "scikit-learn"),
+        "rows": records,
+        "note": "null epsilons: the non-private forest has no privacy guarantee",
+        "targets": TARGETS,
+    }
+    write("pate_adult", payload, _markdown(setup, records))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
 """Run every benchmark script in this folder, one after another (``make bench``).
 
-Each script's printed tables are also kept in ``results/<script>.log`` with a JSON summary
-(``results/run_all.json``: time and status per script); scripts that write their own
-``results/<script>.json`` and ``.md`` keep them. ``docs/benchmarks.rst`` shows the tables.
+Each script writes its results to ``results/<script>.json`` and its tables to
+``results/<script>.md``; its printed output is also kept in ``results/<script>.log``, with the
+time and status of each script in ``results/run_all.json`` (a run of named scripts updates
+their entries only). Last, ``summarize.py`` (not a
+benchmark) collects the headline of every JSON in ``results/summary.md``, whether or not
+this run refreshed it. ``docs/benchmarks.rst`` shows the Markdown tables.
 """
 
 import json
@@ -12,12 +15,13 @@ import sys
 import time
 
 here = pathlib.Path(__file__).parent
+NOT_BENCHMARKS = {pathlib.Path(__file__).name, "summarize.py"}  # helpers start with "_"
 results = here / "results"
 results.mkdir(exist_ok=True)
 summary, failed = [], []
 only = set(sys.argv[1:])  # optional: names of the scripts to run
 for script in sorted(here.glob("*.py")):
-    if script.name == pathlib.Path(__file__).name or script.name.startswith("_"):
+    if script.name in NOT_BENCHMARKS or script.name.startswith("_"):
         continue
     if only and script.stem not in only and script.name not in only:
         continue
@@ -35,7 +39,15 @@ for script in sorted(here.glob("*.py")):
     summary.append({"script": script.name, "seconds": round(seconds, 1), "returncode": code})
     if code != 0:
         failed.append(script.name)
-(results / "run_all.json").write_text(json.dumps(summary, indent=2))
+# A partial run (script names given) updates its scripts' entries and keeps the others'.
+ledger = results / "run_all.json"
+kept = json.loads(ledger.read_text()) if only and ledger.exists() else []
+ran = {s["script"] for s in summary}
+merged = sorted([s for s in kept if s["script"] not in ran] + summary, key=lambda s: s["script"])
+ledger.write_text(json.dumps(merged, indent=2))
+print("\n=== summarize.py ===", flush=True)
+if subprocess.run([sys.executable, str(here / "summarize.py")], check=False).returncode:
+    failed.append("summarize.py")
 print("\n" + "\n".join(f"{s['script']:<28} {s['seconds']:>8.1f} s  "
                        f"{'ok' if s['returncode'] == 0 else 'FAILED'}" for s in summary))
 if failed:
