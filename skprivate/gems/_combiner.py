@@ -16,6 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..mechanisms import check_rng
+from ..utils._progress import progress
 from ._deep import assemble_network, match_neurons
 from ._fine_tune import fine_tune_linear
 from ._intersection import NoIntersectionError, ball_intersection
@@ -114,7 +115,8 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         drawn before the parallel loop, so results do not depend on ``n_jobs``. An int
         makes the fit reproducible.
     verbose : int, default=0
-        0 prints nothing; 1 prints the thresholds tried and the result.
+        0 prints nothing; 1 shows a progress bar over the parties' training on stderr (tqdm
+        when installed) and prints the thresholds tried and the result.
     neuron_space : {"incoming_outgoing", "incoming"}, default="incoming_outgoing"
         Deep GEMS: a neuron's ball covers its incoming weights, bias and outgoing weights
         (the 2018 paper), or its incoming weights and bias only (the authors' 2019 code;
@@ -330,13 +332,19 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         seeds = rng.integers(_SEED_MAX, size=len(parties))
         rows = [np.flatnonzero(owner == k) for k in range(len(parties))]
         parallel = Parallel(n_jobs=self.n_jobs)
-        members = parallel(
+        tasks = (
             delayed(_make_party)(
                 clone(estimator), X[r], y[r], classes, self.n_samples,
                 self.validation_fraction, self.neuron_space, seed, 1,
             )
             for r, seed in zip(rows, seeds)
         )
+        if self.verbose:  # a bar that moves as the parties finish, in order
+            finished = Parallel(n_jobs=self.n_jobs, return_as="generator")(tasks)
+            members = list(progress(finished, total=len(parties), desc="GEMS parties",
+                                    verbose=self.verbose))
+        else:
+            members = parallel(tasks)
         losses = np.array([m.models[0]["loss"] for m in members])
         self._log(f"local validation losses {np.round(losses, 4).tolist()}")
         names = self.feature_names_in_ if hasattr(self, "feature_names_in_") else None
