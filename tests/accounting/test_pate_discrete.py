@@ -3,7 +3,6 @@ data-dependent RDP against the exact Renyi divergences of the discrete aggregato
 broken at random, enumerated exactly), and the aggregators' draws against those exact
 output distributions."""
 
-import itertools
 import math
 
 import numpy as np
@@ -21,6 +20,7 @@ from skprivate.mechanisms import (
     discrete_laplace_rational_scale,
 )
 from skprivate.pate._aggregation import NO_ANSWER, confident_gnmax, noisy_argmax
+from tests.accounting.test_pate import _neighbours, _renyi
 
 DELTA = 1e-5
 
@@ -98,28 +98,6 @@ def _argmax_distribution(votes, mechanism, scale):
     is_max = noisy == noisy.max(axis=1, keepdims=True)
     share = is_max / is_max.sum(axis=1, keepdims=True)
     return weight @ share
-
-
-def _neighbours(votes):
-    votes = np.asarray(votes)
-    out = []
-    for j, k in itertools.permutations(range(votes.size), 2):
-        if votes[j] > 0:
-            moved = votes.copy()
-            moved[j] -= 1
-            moved[k] += 1
-            out.append(moved)
-    for j in range(votes.size):
-        for step in (-1, 1):
-            if votes[j] + step >= 0:
-                changed = votes.copy()
-                changed[j] += step
-                out.append(changed)
-    return out
-
-
-def _renyi(p, p_prime, order):
-    return math.log(np.sum(p**order * p_prime ** (1 - order))) / (order - 1)
 
 
 @pytest.mark.parametrize(
