@@ -89,6 +89,7 @@ from scipy.special import log_ndtr, logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..mechanisms import discrete_gaussian_rational_sigma2, discrete_laplace_rational_scale
+from ..mechanisms._discrete import MAX_GAUSSIAN_SIGMA, MAX_LAPLACE_SCALE
 from ._sgm import _quiet_dp_accounting
 
 __all__ = ["DEFAULT_PATE_ORDERS", "PATEPrivacy", "pate_epsilon"]
@@ -340,6 +341,20 @@ def _effective_scale(mechanism, scale, noise):
     if mechanism == "laplace":
         return float(discrete_laplace_rational_scale(scale))
     return math.sqrt(float(discrete_gaussian_rational_sigma2(scale)))
+
+
+def _check_discrete_noise(mechanism, noise_scale, threshold_noise_scale):
+    """The exact samplers take Laplace scales up to 2**52 and Gaussian sigmas up to 2**40."""
+    limit = MAX_LAPLACE_SCALE if mechanism == "laplace" else MAX_GAUSSIAN_SIGMA
+    for name, value, cap in (("noise_scale", noise_scale, limit),
+                             ("threshold_noise_scale", threshold_noise_scale,
+                              MAX_GAUSSIAN_SIGMA)):
+        if value is not None and float(value) > cap:
+            raise ValueError(
+                f"{name}={value!r} is above {cap:.6g}, the largest parameter the exact "
+                "discrete sampler takes: with that much noise the votes carry no signal. Use a "
+                f"{name} below {cap:.6g}."
+            )
 
 
 def _with_slack(logq):
@@ -753,6 +768,8 @@ def pate_epsilon(
     """
     values = _check_votes(votes)
     _check_threshold(mechanism, threshold, threshold_noise_scale)
+    if noise == "discrete":
+        _check_discrete_noise(mechanism, noise_scale, threshold_noise_scale)
     n_queries = values.shape[0]
     mask = _check_answered(answered, n_queries, threshold)
     lambdas = _check_orders(orders)

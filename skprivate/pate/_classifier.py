@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..accounting._pate import _to_epsilon, pate_epsilon
+from ..accounting._pate import _check_discrete_noise, _to_epsilon, pate_epsilon
 from ..accounting._pate_smooth import _default_sanitization, gnss_rdp, pate_sanitized_epsilon
 from ..base import DPEstimatorMixin
 from ..utils._progress import progress
@@ -246,19 +246,22 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         """(noise_scale, threshold, threshold_noise_scale) with the documented defaults."""
         if self.aggregator == "lnmax":
             scale = _LNMAX_SCALE if self.noise_scale is None else float(self.noise_scale)
-            return scale, None, None
-        scale = self.noise_scale
-        if scale is None:
-            scale = _GNMAX_SCALE_PER_TEACHER * self.n_teachers
-        if self.aggregator == "gnmax":
-            return float(scale), None, None
-        threshold = self.threshold
-        if threshold is None:
-            threshold = _THRESHOLD_PER_TEACHER * self.n_teachers
-        sigma1 = self.threshold_noise_scale
-        if sigma1 is None:
-            sigma1 = _THRESHOLD_NOISE_PER_TEACHER * self.n_teachers
-        return float(scale), float(threshold), float(sigma1)
+            threshold = sigma1 = None
+        else:
+            scale = self.noise_scale
+            if scale is None:
+                scale = _GNMAX_SCALE_PER_TEACHER * self.n_teachers
+            threshold = sigma1 = None
+            if self.aggregator == "confident_gnmax":
+                threshold = self.threshold
+                if threshold is None:
+                    threshold = _THRESHOLD_PER_TEACHER * self.n_teachers
+                sigma1 = self.threshold_noise_scale
+                if sigma1 is None:
+                    sigma1 = _THRESHOLD_NOISE_PER_TEACHER * self.n_teachers
+                threshold, sigma1 = float(threshold), float(sigma1)
+        _check_discrete_noise(_MECHANISM[self.aggregator], scale, sigma1)
+        return float(scale), threshold, sigma1
 
     def _cost(self, votes, answered=None, data_dependent=False):
         scale, threshold, sigma1 = self._noise()
@@ -374,6 +377,7 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                     f"{groups.shape}."
                 )
             groups = groups[~public_rows]
+        self._noise()  # refuses noise the exact samplers cannot draw, before any teacher trains
         n_private = len(y_private)
         if groups is None and n_private < 2 * self.n_teachers:
             raise ValueError(

@@ -178,3 +178,27 @@ def test_discrete_costs_a_little_more_than_continuous_data_dependently(mechanism
     assert discrete.epsilon_data_independent == continuous.epsilon_data_independent
     assert continuous.epsilon_data_dependent <= discrete.epsilon_data_dependent
     assert discrete.epsilon_data_dependent <= 1.05 * continuous.epsilon_data_dependent
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(mechanism="gaussian", noise_scale=2.0**41), "noise_scale"),
+    (dict(mechanism="laplace", noise_scale=2.0**53), "noise_scale"),
+    (dict(mechanism="gaussian", noise_scale=40.0, threshold=10.0,
+          threshold_noise_scale=2.0**41), "threshold_noise_scale"),
+])
+def test_noise_beyond_the_exact_samplers_is_refused_by_name(kwargs, name):
+    with pytest.raises(ValueError, match=f"{name}=.*largest parameter"):
+        pate_epsilon([[3, 1]], delta=DELTA, **kwargs)
+    # the papers' continuous noise has no such limit
+    pate_epsilon([[3, 1]], delta=DELTA, noise="continuous", **kwargs)
+
+
+def test_the_classifier_refuses_it_before_training_teachers():
+    from skprivate import PATEClassifier
+
+    X = np.random.default_rng(0).normal(size=(100, 3))
+    y = (X[:, 0] > 0).astype(int)
+    clf = PATEClassifier(n_teachers=5, aggregator="gnmax", noise_scale=2.0**41)
+    with pytest.raises(ValueError, match="noise_scale"):
+        clf.fit(X[:80], y[:80], X_public=X[80:])
+    assert not hasattr(clf, "classes_")
