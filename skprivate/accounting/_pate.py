@@ -449,8 +449,7 @@ def _logq_gaussian_gaps(gaps, sigma, noise="continuous"):
     terms = log_ndtr(-gaps / (math.sqrt(2) * s))
     if noise == "continuous":
         return logsumexp(terms, axis=-1)
-    with np.errstate(invalid="ignore"):  # inf * 0 is not reached: -inf ** 2 is inf
-        tie = -np.square(gaps) / (4 * s * s) - math.log(2 * s * math.sqrt(math.pi))
+    tie = -np.square(gaps) / (4 * s * s) - math.log(2 * s * math.sqrt(math.pi))
     terms = np.logaddexp(terms, tie) + _log_theta_ratio(s)
     terms[~np.isfinite(gaps)] = -np.inf
     return _with_slack(logsumexp(terms, axis=-1))
@@ -463,10 +462,11 @@ def _logq_threshold(largest, threshold, sigma1, noise="continuous"):
     probability, Theorem 6 is applied to the likelier outcome with ``q = min(p, 1 - p)``.
     ``"continuous"``: ``p = Phi((n_max - T) / sigma_1)``, exact. ``"discrete"``: the counts
     and the noise are integers, so the step is ``Z >= k`` with ``k = ceil(T) - n_max``, and
-    ``P(Z >= k) = P(Z <= -k)``; for ``j >= 1``, ``P(Z >= j) <= e^{-j^2 / (2 sigma_1^2)} /
-    (sigma_1 sqrt(2 pi)) + Phi(-j / sigma_1)`` (``Z >= sigma_1 sqrt(2 pi)`` for the
-    normaliser, first term plus integral for the sum). ``q <= min(u(k), u(1 - k))`` with
-    ``u`` that bound where its argument is at least 1 and 1 elsewhere.
+    ``P(Z <= k - 1) = P(Z >= 1 - k)`` by symmetry; for ``j >= 1``, ``P(Z >= j) <=
+    e^{-j^2 / (2 sigma_1^2)} / (sigma_1 sqrt(2 pi)) + Phi(-j / sigma_1)`` (the normaliser is
+    at least ``sigma_1 sqrt(2 pi)``, see :func:`_log_theta_ratio`, and the sum is at most
+    its first term plus the integral). ``q <= min(u(k), u(1 - k))`` with ``u`` that bound
+    where its argument is at least 1 and 1 elsewhere.
     """
     largest = np.asarray(largest, dtype=np.float64)
     if noise == "continuous":
