@@ -1,6 +1,7 @@
 """GEMSCombiner: one model from the good-enough model spaces of separate parties."""
 
 import itertools
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -16,7 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..mechanisms import check_rng
-from ..utils._progress import progress
+from ..utils._progress import progress, progress_counter
 from ._deep import assemble_network, match_neurons
 from ._fine_tune import fine_tune_linear
 from ._intersection import NoIntersectionError, ball_intersection
@@ -115,8 +116,10 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         drawn before the parallel loop, so results do not depend on ``n_jobs``. An int
         makes the fit reproducible.
     verbose : int, default=0
-        0 prints nothing; 1 shows a progress bar over the parties' training on stderr (tqdm
-        when installed) and prints the thresholds tried and the result.
+        0 prints nothing; 1 shows progress bars on stderr (tqdm when installed): over the
+        parties' training, over the parties' radius searches at a given ``epsilon``, and
+        over the thresholds probed when ``epsilon=None``; 2 also prints each threshold
+        tried, its margin, the parties' validation losses and the result.
     neuron_space : {"incoming_outgoing", "incoming"}, default="incoming_outgoing"
         Deep GEMS: a neuron's ball covers its incoming weights, bias and outgoing weights
         (the 2018 paper), or its incoming weights and bias only (the authors' 2019 code;
@@ -265,8 +268,17 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         return MLPClassifier(hidden_layer_sizes=self.hidden_layer_sizes)
 
     def _log(self, message):
-        if self.verbose:
+        # Losses and margins are the parties' own numbers, printed where the parties run;
+        # GEMS makes no differential-privacy claim about them.
+        if self.verbose >= 2:
             print(f"[GEMSCombiner] {message}")
+
+    def _over_parties(self, tasks, n_parties, desc, parallel):
+        """Run one task per party; with ``verbose`` a bar moves as they finish, in order."""
+        if not self.verbose:
+            return parallel(tasks)
+        finished = Parallel(n_jobs=self.n_jobs, return_as="generator")(tasks)
+        return list(progress(finished, total=n_parties, desc=desc, verbose=self.verbose))
 
     # --- fit: the whole federation simulated on one machine ------------------------------------
     @_fit_context(prefer_skip_nested_validation=False)
@@ -339,12 +351,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
             )
             for r, seed in zip(rows, seeds)
         )
-        if self.verbose:  # a bar that moves as the parties finish, in order
-            finished = Parallel(n_jobs=self.n_jobs, return_as="generator")(tasks)
-            members = list(progress(finished, total=len(parties), desc="GEMS parties",
-                                    verbose=self.verbose))
-        else:
-            members = parallel(tasks)
+        members = self._over_parties(tasks, len(parties), "GEMS parties", parallel)
         losses = np.array([m.models[0]["loss"] for m in members])
         self._log(f"local validation losses {np.round(losses, 4).tolist()}")
         names = self.feature_names_in_ if hasattr(self, "feature_names_in_") else None
@@ -363,7 +370,10 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         for k, member in enumerate(members):
             _check_epsilon_reachable([m["loss"] for m in member.models], epsilon,
                                      f"party {_label(parties[k])}")
-        radii = parallel(delayed(_party_radii)(m, epsilon, [0]) for m in members)
+        radii = self._over_parties(
+            (delayed(_party_radii)(m, epsilon, [0]) for m in members), len(members),
+            "GEMS radius search", parallel,
+        )
         for attempt in range(_MAX_RETRIES + 1):
             spaces = [m.space(epsilon, r, names) for m, r in zip(members, radii)]
             _, margin, _ = _best_linear_point(spaces, self.intersection)
@@ -385,15 +395,21 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         return spaces
 
     def _smallest_epsilon(self, members, losses, names, parallel):
+        with progress_counter(total=None, desc="GEMS epsilon search",
+                              verbose=self.verbose) as bar:
+            return self._search_epsilon(members, losses, names, parallel, bar)
+
+    def _search_epsilon(self, members, losses, names, parallel, bar):
         def spaces_at(epsilon):
             spaces = _first_model_spaces(members, epsilon, names, parallel)
+            bar.update()
             return spaces, _best_linear_point(spaces, self.intersection)[1]
 
         # Below the largest local loss some party's set is empty; above it the radii grow
         # with epsilon, so the margin does too and bisection applies.
         low = float(losses.max())
         gap = max(0.05 * low, 1e-6)
-        for _ in range(_MAX_DOUBLINGS):
+        for doublings in range(1, _MAX_DOUBLINGS + 1):
             high = low + gap
             spaces, margin = spaces_at(high)
             self._log(f"epsilon={high:.6g}: margin {margin:.4g}")
@@ -406,6 +422,11 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
                 "The parties' models may be too different for one linear model; try a "
                 "different estimator, or fewer, more similar parties."
             )
+        # Bisection halves high - low until it is within _EPSILON_RTOL * high, and high
+        # stays above low: that many steps at most.
+        if low > 0:
+            bisections = math.ceil(math.log2((high - low) / (_EPSILON_RTOL * low)))
+            bar.set_total(doublings + max(bisections, 0))
         best = spaces
         while high - low > _EPSILON_RTOL * high:
             mid = 0.5 * (low + high)

@@ -311,10 +311,31 @@ def test_quiet_by_default_and_verbose_on_request(cancer, capsys):
     X, y, groups = cancer
     quiet = GEMSCombiner(epsilon=0.4, random_state=0).fit(X, y, groups)
     assert capsys.readouterr() == ("", "")
-    loud = GEMSCombiner(epsilon=0.4, random_state=0, verbose=1).fit(X, y, groups)
+    bars = GEMSCombiner(epsilon=0.4, random_state=0, verbose=1).fit(X, y, groups)
     out = capsys.readouterr()
-    assert "[GEMSCombiner]" in out.out and "GEMS parties" in out.err
-    np.testing.assert_array_equal(loud.coef_, quiet.coef_)  # the bar changes nothing
+    assert out.out == ""  # verbose=1: bars only, on stderr
+    assert "GEMS parties" in out.err and "GEMS radius search" in out.err
+    loud = GEMSCombiner(epsilon=0.4, random_state=0, verbose=2).fit(X, y, groups)
+    out = capsys.readouterr()
+    assert "[GEMSCombiner]" in out.out and "attempt 0" in out.out
+    for fitted in (bars, loud):  # the bars and lines change nothing
+        np.testing.assert_array_equal(fitted.coef_, quiet.coef_)
+
+
+def test_epsilon_search_shows_its_probes(cancer, capsys, request):
+    X, y, groups = cancer
+    quiet = GEMSCombiner(random_state=0).fit(X, y, groups)
+    capsys.readouterr()
+    request.getfixturevalue("without_tqdm")  # the line fallback prints every probe it counts
+    searched = GEMSCombiner(random_state=0, verbose=2).fit(X, y, groups)
+    out = capsys.readouterr()
+    probes = out.out.count("epsilon=")  # verbose=2 prints one line per threshold tried
+    counts = [line for line in out.err.splitlines() if line.startswith("GEMS epsilon search")]
+    assert probes > 2 and counts
+    assert counts[-1].split()[3].split("/")[0] == str(probes)  # the bar counted them all
+    bound = int(counts[-1].split()[3].split("/")[1])
+    assert probes <= bound < probes + 3  # the announced total bounds the search tightly
+    assert searched.epsilon_ == quiet.epsilon_
 
 
 def test_tags_follow_the_estimator():
@@ -332,7 +353,7 @@ def test_retries_with_new_initialisations_before_giving_up(cancer, capsys):
     sgd = SGDClassifier(loss="log_loss", alpha=0.01, max_iter=20, tol=None)
     auto = GEMSCombiner(sgd, random_state=0).fit(X, y, groups)
     assert auto.intersection_margin_ >= 0
-    below = GEMSCombiner(sgd, epsilon=0.97 * auto.epsilon_, random_state=0, verbose=1)
+    below = GEMSCombiner(sgd, epsilon=0.97 * auto.epsilon_, random_state=0, verbose=2)
     try:
         below.fit(X, y, groups)
     except NoIntersectionError as error:
