@@ -224,28 +224,68 @@ def private_search(data):
 
 
 def audit_canary(data):
-    ours = [f"{r['estimator']}: {r['empirical_epsilon_lower_bound']:.3f} <= "
-            f"{r['claimed_epsilon']:.3f}" for r in data]
-    above = [r["estimator"] for r in data
+    rows = data["rows"]
+    audits = [r for r in rows if not r["control"]]
+    controls = [r for r in rows if r["control"]]
+
+    def bound(r):
+        return (f"{r['estimator']} ({r['canary'].split(',')[0]}): "
+                f"{r['empirical_epsilon_lower_bound']:.3f} vs {r['claimed_epsilon']:.3f}")
+
+    above = [r["estimator"] for r in audits
              if r["empirical_epsilon_lower_bound"] > r["claimed_epsilon"]]
-    runs = sorted({r["runs_per_side"] for r in data})
-    return [(f"empirical epsilon lower bound (95 %) <= claimed epsilon_, "
-             f"{'/'.join(map(str, runs))} runs per side", _join(ours), NONE,
-             "claim violated by " + ", ".join(above) if above else "no claim violated")]
+    missed = [r["estimator"] for r in controls
+              if r["empirical_epsilon_lower_bound"] <= r["claimed_epsilon"]]
+    runs = sorted({r["runs_per_side"] for r in rows})
+    verdict = ["claim violated by " + ", ".join(above) if above else "no claim violated"]
+    if controls:
+        verdict.append("control NOT caught" if missed else "control caught")
+    return [(f"empirical epsilon lower bound (95 %) vs claimed epsilon_, "
+             f"{'/'.join(map(str, runs))} runs per side", _join(map(bound, audits)),
+             _join(map(bound, controls)), _join(verdict))]
+
+
+def audit_mechanisms(data):
+    rows = data["rows"]
+
+    def bound(r):
+        return (f"{r['mechanism'].split(',')[0]}: {r['median_lower_bound']:.3f} vs "
+                f"{r['claimed_epsilon']:.3f}")
+
+    audits = [r for r in rows if not r["control"]]
+    controls = [r for r in rows if r["control"]]
+    return [(f"mechanism lower bound (95 %, median of {len(data['seeds'])}) vs claimed "
+             f"epsilon, {data['settings']['runs_per_side']:,} runs per side",
+             _join(map(bound, audits)),
+             _join(f"control, the DP-SGD step without clipping: {r['median_lower_bound']:.3f} "
+                   f"vs {r['claimed_epsilon']:.3f}" for r in controls),
+             "failed: " + ", ".join(data["failed"]) if data["failed"] else
+             "no claim violated; control caught")]
 
 
 def scale(data):
-    largest = max(r["n_rows"] for r in data)
-    ours = [f"{r['estimator']}: {r['seconds']:.2f} s, {r['peak_mb']:.0f} MB "
-            f"({r['peak_over_data']:.2f} x data)" for r in data if r["n_rows"] == largest]
-    worst = max(r["peak_over_data"] for r in data)
-    return [(f"fit time and peak memory at {largest:,} rows", _join(ours), NONE,
-             f"peak memory <= {worst:.2f} x data at every size")]
+    rows, largest = data["rows"], max(data["settings"]["sizes"])
+    at = [r for r in rows if r["n_rows"] == largest]
+    ours = [f"{r['estimator']}: {r['seconds']:.2f} s, {r['peak_over_data']:.2f} x data"
+            for r in at if r["private"]]
+    peers = [f"{r['estimator']}: {r['seconds']:.2f} s" for r in at if not r["private"]]
+    ratios = next(r for r in data["ratios"] if r["n_rows"] == largest)
+    checks = [f"{c['estimator']} time slope {c['time_slope']:.2f} (<= {c['slope_max']:g}), "
+              f"peak <= {c['worst_peak_over_data']:.2f} x data (< {c['memory_max']:g})"
+              for c in data["checks"]]
+    return [
+        (f"fit time and peak memory at {largest:,} rows", _join(ours), _join(peers),
+         _join(f"{name} {value:.2f}" for name, value in ratios.items() if name != "n_rows")),
+        (f"scaling over {len(data['settings']['sizes'])} sizes, "
+         f"{min(data['settings']['sizes']):,} to {largest:,} rows", _join(checks), NONE,
+         "targets met" if all(c["met"] for c in data["checks"]) else "TARGET MISSED"),
+    ]
 
 
 RULES = {
     "accounting_speed": accounting_speed,
     "audit_canary": audit_canary,
+    "audit_mechanisms": audit_mechanisms,
     "dplssgd_speed": dplssgd_speed,
     "dplssgd_utility": dplssgd_utility,
     "dropout_stability": dropout_stability,

@@ -40,6 +40,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "sphinxcontrib.bibtex",
 ]
 
 templates_path = ["_templates"]
@@ -49,18 +50,11 @@ language = "en"
 # ``code`` in reStructuredText is literal text, not a cross-reference.
 default_role = "literal"
 
-# Citations: references.rst is a numbered list whose items start with a label
-# ``.. _ref-<key>:``. Every page can cite item <key> as ``|<key>|``, which renders as its
-# number in brackets and links to it; the numbers follow the order of the list.
-_REFERENCE_KEYS = re.findall(
-    r"^#\. \.\. _ref-([\w-]+):$",
-    (Path(__file__).resolve().parent / "references.rst").read_text(encoding="utf-8"),
-    flags=re.MULTILINE,
-)
-rst_epilog = "\n".join(
-    f".. |{key}| replace:: :ref:`[{number}] <ref-{key}>`"
-    for number, key in enumerate(_REFERENCE_KEYS, start=1)
-)
+# Citations: :cite:p:`key` cites an entry of references.bib, numbered in the order of first
+# citation; the references page lists them all.
+bibtex_bibfiles = ["references.bib"]
+bibtex_default_style = "unsrt"
+bibtex_reference_style = "label"
 
 # -- autodoc / autosummary -----------------------------------------------------------------
 
@@ -87,6 +81,11 @@ sphinx_gallery_conf = {
     "filename_pattern": r"/plot_",
     "backreferences_dir": "gen_modules/backreferences",
     "doc_module": ("skprivate",),
+    # Back-references are filed under the shortest name that reaches an object
+    # (skprivate.PATEClassifier) unless the full name matches here. The API pages are named
+    # after the public subpackage (skprivate.pate.PATEClassifier), so that path is kept too;
+    # private modules (skprivate.pate._classifier) still shorten.
+    "prefer_full_module": {r"^skprivate\.[a-z]\w*\.[A-Za-z]"},
     "reference_url": {"skprivate": None},
     "download_all_examples": False,
     "image_scrapers": ("matplotlib",),
@@ -123,8 +122,11 @@ html_last_updated_fmt = None
 
 # Methods such as ``score`` or ``set_params`` come from scikit-learn, whose docstrings use
 # ``:ref:`` labels of scikit-learn's own user guide. Without intersphinx (the build is
-# offline) those labels cannot resolve, so they are turned into plain text.
+# offline) those labels cannot resolve, so they are turned into plain text. Their ``:math:``
+# (a regressor's R^2) would load MathJax from a CDN, so it becomes literal text.
 _REF_ROLE = re.compile(r":ref:`(?:([^`<]*?)\s*<[^`>]*>|([^`]*))`")
+_MATH_ROLE = re.compile(r":math:`([^`]*)`")
+_FRAC = re.compile(r"\\frac\{([^{}]*)\}\{([^{}]*)\}")
 
 
 def _unlink_foreign_refs(app, what, name, obj, options, lines):
@@ -132,7 +134,21 @@ def _unlink_foreign_refs(app, what, name, obj, options, lines):
     if module.split(".")[0] == "skprivate":
         return
     for i, line in enumerate(lines):
-        lines[i] = _REF_ROLE.sub(lambda m: (m.group(1) or m.group(2) or "").strip(), line)
+        line = _REF_ROLE.sub(lambda m: (m.group(1) or m.group(2) or "").strip(), line)
+        lines[i] = _MATH_ROLE.sub(lambda m: "``" + _FRAC.sub(r"\1/\2", m.group(1)) + "``", line)
+
+
+# Sphinx renders math with MathJax from a CDN; the pages load nothing remote, so math markup
+# is an error (-W) and formulas are written as literal text.
+def _forbid_math(app, doctree, docname):
+    from docutils import nodes
+    from sphinx.util import logging
+
+    for node in doctree.findall(lambda n: isinstance(n, (nodes.math, nodes.math_block))):
+        logging.getLogger(__name__).warning(
+            "math markup loads MathJax from a CDN: write the formula as literal text",
+            location=node,
+        )
 
 
 # In a numpydoc "name : type" line, a bare fitted-attribute name in the type, as in
@@ -198,3 +214,4 @@ def setup(app):
     app.connect("autodoc-process-docstring", _literal_attribute_names_in_types, priority=100)
     app.connect("autodoc-process-docstring", _unlink_foreign_refs)
     app.connect("autodoc-skip-member", _skip_foreign_members)
+    app.connect("doctree-resolved", _forbid_math)

@@ -68,6 +68,10 @@ class PrivacyReport(dict):
         return f"<table class='skprivate-privacy-report'>{rows}</table>"
 
 
+# Above this the formal guarantee says little (e^10 is about 22,000): the documented line
+# between "common in practice" and "report it, but do not call it private" (choosing_epsilon).
+_WEAK_EPSILON = 10.0
+
 _LIBRARY_DIRS = tuple(
     os.path.dirname(module.__file__) + os.sep for module in (sys.modules["skprivate"], sklearn)
 )
@@ -231,6 +235,12 @@ class DPEstimatorMixin:
                 f"delta={spend.delta:.3g} >= 1/n_samples={1.0 / n_samples:.3g}: a mechanism "
                 "that publishes one random row outright meets this delta, so it protects no "
                 "one; use delta well below 1/n_samples (for example 1/(10 n))"
+            )
+        if spend.epsilon > _WEAK_EPSILON:
+            caveats.append(
+                f"epsilon={spend.epsilon:.4g} > {_WEAK_EPSILON:g}: one row may change the "
+                f"probability of any outcome by a factor of up to e^{spend.epsilon:.4g}, which "
+                "protects little in practice; report it as such, or lower epsilon"
             )
         self.epsilon_ = float(spend.epsilon)
         self.delta_ = float(spend.delta)

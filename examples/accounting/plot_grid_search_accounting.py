@@ -61,8 +61,8 @@ with warnings.catch_warnings():
 # --------------------------------------------------------------------
 private = PrivateGridSearchCV(DPLSSGDClassifier(), grid, epsilon=epsilon, delta=1e-5,
                               random_state=0).fit(X_train, y_train)
-print(f"PrivateGridSearchCV: epsilon {private.epsilon_:.2f} covers {private.n_candidates_} "
-      f"runs and the choice {private.best_params_}, "
+print(f"PrivateGridSearchCV: epsilon {private.epsilon_:.2f} covers a secret number of runs "
+      f"(mean {private.mean_candidates}) and the choice {private.best_params_}, "
       f"test accuracy {private.score(X_test, y_test):.3f}")
 
 # %%

@@ -24,6 +24,18 @@ def _clopper_pearson_upper(hits, trials, alpha):
     return 1.0 if hits == trials else float(beta_distribution.ppf(1 - alpha, hits + 1, trials - hits))
 
 
+def _bounds(hits, trials, hits_prime, trials_prime, delta, alpha):
+    """``epsilon_lower_bound`` for arrays of counts (no checks): the choice of an event."""
+    hits, hits_prime = np.asarray(hits), np.asarray(hits_prime)
+    p_low = np.where(hits == 0, 0.0, beta_distribution.ppf(
+        alpha, np.maximum(hits, 1), trials - hits + 1))
+    q_high = np.where(hits_prime == trials_prime, 1.0, beta_distribution.ppf(
+        1 - alpha, hits_prime + 1, np.maximum(trials_prime - hits_prime, 1)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = np.log((p_low - delta) / q_high)
+    return np.where((p_low > delta) & (q_high > 0), np.maximum(eps, 0.0), 0.0)
+
+
 def epsilon_lower_bound(hits, trials, hits_prime, trials_prime, *, delta=0.0, confidence=0.95):
     """Lower confidence bound on epsilon from one event's frequency on ``D`` and ``D'``.
 
@@ -94,7 +106,7 @@ class AuditResult:
     >>> rng = np.random.default_rng(0)
     >>> result = audit_scores(rng.laplace(1.0, 1.0, 50_000), rng.laplace(0.0, 1.0, 50_000))
     >>> round(result.epsilon_lower_bound, 2), result.event
-    (0.96, "score <= -1.476 (D' vs D)")
+    (0.98, "score > 0.9638 (D vs D')")
     >>> result.confidence, result.n_events
     (0.95, 1)
     >>> result.epsilon_lower_bound <= 1.0  # the claim is not refuted
@@ -205,16 +217,19 @@ def audit_scores(scores, scores_prime, *, delta=0.0, confidence=0.95, n_threshol
     choose_a, test_a, choose_b, test_b = a[:half_a], a[half_a:], b[:half_b], b[half_b:]
     thresholds = np.quantile(np.concatenate([choose_a, choose_b]),
                              np.linspace(0.0, 1.0, n_thresholds + 2)[1:-1])
-    above_a = (choose_a[:, None] > thresholds).mean(axis=0)
-    above_b = (choose_b[:, None] > thresholds).mean(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        candidates = np.stack([
-            np.log((above_a - delta) / above_b),        # {> t}, D vs D'
-            np.log((above_b - delta) / above_a),        # {> t}, D' vs D
-            np.log((1 - above_a - delta) / (1 - above_b)),  # {<= t}, D vs D'
-            np.log((1 - above_b - delta) / (1 - above_a)),  # {<= t}, D' vs D
-        ])
-    candidates = np.where(np.isfinite(candidates), candidates, -np.inf)
+    # The event is chosen by the bound it would give, not by the empirical ratio: an event
+    # that never happens on one side (a perfect separation, a strong leak) has an infinite
+    # ratio but a finite, and often the largest, Clopper-Pearson bound.
+    alpha = (1 - confidence) / 2
+    na, nb = choose_a.size, choose_b.size
+    above_a = (choose_a[:, None] > thresholds).sum(axis=0)
+    above_b = (choose_b[:, None] > thresholds).sum(axis=0)
+    candidates = np.stack([
+        _bounds(above_a, na, above_b, nb, delta, alpha),            # {> t}, D vs D'
+        _bounds(above_b, nb, above_a, na, delta, alpha),            # {> t}, D' vs D
+        _bounds(na - above_a, na, nb - above_b, nb, delta, alpha),  # {<= t}, D vs D'
+        _bounds(nb - above_b, nb, na - above_a, na, delta, alpha),  # {<= t}, D' vs D
+    ])
     kind, index = np.unravel_index(int(np.argmax(candidates)), candidates.shape)
     t = thresholds[index]
     hits_a = int((test_a > t).sum()) if kind in (0, 1) else int((test_a <= t).sum())

@@ -11,11 +11,11 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import validate_data
 
 from ..base import DPEstimatorMixin
 from ..exceptions import PrivacyTestFailed
 from ..mechanisms import gaussian_noise, gaussian_sigma, laplace_noise
+from ..utils._validation import validate_numeric
 from ._linear_output import (
     _encode_classes,
     _LinearClassifierOutput,
@@ -541,7 +541,7 @@ class DPDropoutRegressor(_BaseDPDropout, _LinearRegressorOutput, RegressorMixin,
         """
         self._begin_private_fit(X)
         rng = self._noise_rng()
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_numeric(self, X, y, dtype=np.float64, y_numeric=True)
         y = np.asarray(y, dtype=float)
 
         def clip(Y, bound):
@@ -672,7 +672,7 @@ class DPDropoutClassifier(
         """
         self._begin_private_fit(X)
         rng = self._noise_rng()
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_numeric(self, X, y, dtype=np.float64)
         y_index = _encode_classes(self, y)
         Y = _one_vs_rest_targets(y_index, len(self.classes_), negative=-1.0)
         target_norm = math.sqrt(Y.shape[1])

@@ -7,7 +7,9 @@ into one-vs-rest targets are written once here.
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
+
+from ..utils._validation import validate_numeric
 
 
 def _encode_classes(estimator, y):
@@ -48,7 +50,7 @@ class _LinearRegressorOutput:
             Predicted values.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_numeric(self, X, dtype=np.float64, reset=False)
         return X @ self.coef_ + self.intercept_
 
 
@@ -69,7 +71,7 @@ class _LinearClassifierOutput:
             For two classes, the score of ``classes_[1]`` (positive: predicted).
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_numeric(self, X, dtype=np.float64, reset=False)
         scores = X @ self.coef_.T + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 

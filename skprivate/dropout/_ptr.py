@@ -2,10 +2,12 @@
 
 This module is the one place that states the privacy argument of
 :class:`~skprivate.dropout.DPDropoutRegressor` and :class:`~skprivate.dropout.DPDropoutClassifier`.
-It follows Jain, Kulkarni, Thakurta and Williams (2015), section 4.1.1 and Appendix B, as made
-explicit in ``specs/algorithms.md`` section 3.2, re-derived here for **add/remove-one-row**
-neighbours (the relation of every skprivate guarantee) with sums instead of means, so that no
-constant depends on the number of rows ``n`` (which differs between neighbours).
+It follows Jain, Kulkarni, Thakurta and Williams, "To drop or not to drop" (arXiv:1503.02031,
+2015), section 4.1.1 and Appendix B, re-derived here for **add/remove-one-row** neighbours
+(the relation of every skprivate guarantee) with sums instead of means, so that no constant
+depends on the number of rows ``n`` (which differs between neighbours). The dropout page of
+the user guide lists where these constants differ from the paper's ("Corrections to the
+paper").
 
 Notation. Rows are clipped (row-locally, so neighbours stay neighbours) to ``|x_j| <= b`` (the
 coordinate bound, ``b = feature bound``) and ``||x||_2 <= B``; an intercept is the public
@@ -20,7 +22,7 @@ of the summed objective ``F_D(Theta) = sum_{i in D} h_i(Theta) + alpha ||Theta||
 the leave-one-out smallest column second moment, in units of ``u`` (an "effective number of
 rows" of the rarest feature).
 
-*Lemma 1 (sensitivity of Lambda; corrects the paper's B/n, spec 3.5 item 4).* Let
+*Lemma 1 (sensitivity of Lambda; corrects the paper's B/n).* Let
 ``D' = D + {z}``. For each column ``j`` with ``a = z_j^2 <= u`` and ``M = max_{i in D} x_ij^2``:
 if ``a <= M`` the leave-one-out value grows by ``a``; otherwise it grows by ``M < a``. So
 ``0 <= Lambda(D') - Lambda(D) <= 1`` (a minimum of coordinates that each move by ``[0, 1]``
@@ -45,9 +47,9 @@ Finally ``grad_k h_z = -2 r_k x + 2 c (x * x) * theta_k`` with ``r = y - Theta^T
 ``C``: ``||(r_k x)_k||_F = ||r|| ||x|| <= B_a (Y + B_a R)`` and ``||((x*x) * theta_k)_k||_F
 <= u R``. Dividing ``2 [B_a (Y + B_a R) + c u R]`` by ``2 mu`` gives ``Delta(l)``. QED.
 
-For one output with ``alpha = 0`` and a fixed ``l = Lambda_0`` this is the spec's
+For one output with ``alpha = 0`` and a fixed ``l = Lambda_0`` this is the
 add/remove variant ``[B (BR + Y) + c B_inf^2 R] / (c Lambda_0)``, checked again here (without
-the spec's reliance on it) by the random and adversarial searches in
+relying on it) by the random and adversarial searches in
 ``tests/dropout/test_ptr.py``.
 
 **Mechanism.** With ``(eps1, delta1)`` for the test and ``(eps2, delta2)`` for the release:
@@ -74,7 +76,7 @@ calibrated to ``Delta(l)``, which bounds the sensitivity by Lemma 2, so conditio
 int_G p_D(v) (e^eps2 P_{D'}(S | v) + delta2) dv <= e^{eps1 + eps2} P_{D'}(S) + delta1 +
 delta2``, and symmetrically. QED.
 
-This is the spec's PTR (3.2) with the noise calibrated to the released lower bound ``l``
+This is propose-test-release (Dwork and Lei 2009) with the noise calibrated to the released lower bound ``l``
 instead of a fixed proposed threshold ``Lambda_0`` (so the noise shrinks as the data grow and
 no threshold has to be guessed), at the price of ``delta1 + delta2`` instead of
 ``max(delta1, delta2)``. The failure probability of step 2 is checked by Monte Carlo in the

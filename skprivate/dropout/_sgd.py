@@ -19,8 +19,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_co
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import validate_data
 
+from ..utils._validation import validate_numeric
 from ._linear_output import (
     _encode_classes,
     _LinearClassifierOutput,
@@ -293,7 +293,7 @@ class DropoutSGDRegressor(_BaseDropoutSGD, _LinearRegressorOutput, RegressorMixi
         self : DropoutSGDRegressor
             The fitted regressor.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_numeric(self, X, y, dtype=np.float64, y_numeric=True)
         W, b = self._fit_targets(X, np.asarray(y, dtype=float)[:, None], "squared_error")
         self.coef_ = W[:, 0]
         self.intercept_ = float(b[0])
@@ -417,7 +417,7 @@ class DropoutSGDClassifier(
         self : DropoutSGDClassifier
             The fitted classifier.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_numeric(self, X, y, dtype=np.float64)
         y_index = _encode_classes(self, y)
         # 0/1 targets for the logistic loss, +1/-1 for least squares.
         negative = -1.0 if self.loss == "squared_error" else 0.0

@@ -6,7 +6,7 @@ perturbs the counts: ``f_j = sum_i x_ij b_ij`` with ``b_ij ~ Bernoulli(1/2)``, s
 are independent ``Binomial(S_j, 1/2)`` with ``S_j = sum_i x_ij``, and ``argmin_j f_j`` (ties
 to the lowest index) is released.
 
-**Lemma (local privacy; spec 3.4, re-derived for add/remove).** Let ``D' = D + {x}``, so
+**Lemma (local privacy; re-derived for add/remove).** Let ``D' = D + {x}``, so
 ``f'_j = f_j + x_j b_j``: a shift by ``z = x * b`` in ``{0, 1}^p``. Fix the other counts; then
 ``j`` wins iff ``f_j <= m`` for ``m = min(min_{k<j} f_k - 1, min_{k>j} f_k)`` and, after the
 shift, iff ``f_j <= m''`` with ``m''`` in ``{m - 1, m, m + 1}``. So the two win probabilities
@@ -37,7 +37,7 @@ give ``delta1 e^{-eps1}``; the rounding of the scale moves ``p`` by a relative `
 at most, far inside the factor ``2 / (e^{eps1} + 1)`` lost here). Hence (cases: one of the two data sets is safe, or neither)
 the mechanism is ``(eps1 + eps_loc, max(delta1, p delta0))``-DP. This corrects the paper's
 threshold ``2 log(1/delta)/(eps n)``, which does not reach the ``p exp(-eps^2 nu / 8)`` regime
-of its Theorem 6 (spec 3.5, item 1).
+of its Theorem 6 (dropout user guide, "Corrections to the paper").
 """
 
 import math

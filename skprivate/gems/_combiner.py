@@ -14,10 +14,11 @@ from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..mechanisms import check_rng
 from ..utils._progress import progress, progress_counter
+from ..utils._validation import validate_numeric
 from ._deep import assemble_network, match_neurons
 from ._fine_tune import fine_tune_linear
 from ._intersection import NoIntersectionError, ball_intersection
@@ -305,7 +306,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         """
         name = type(self).__name__
         estimator = self._estimator()
-        X, y = validate_data(self, X, y, dtype=None)
+        X, y = validate_numeric(self, X, y, dtype="numeric")
         groups = np.asarray(groups)
         if groups.shape != (len(y),):
             raise ValueError(
@@ -539,8 +540,8 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         if X_public is not None and self.fine_tune:
             if y_public is None:
                 raise ValueError(f"{name}: X_public was given without y_public; pass both.")
-            X_public, y_public = validate_data(
-                self, X_public, y_public, reset=False, dtype=None
+            X_public, y_public = validate_numeric(
+                self, X_public, y_public, reset=False, dtype="numeric"
             )
             if first.classes is not None:
                 unseen = np.setdiff1d(np.unique(y_public), self.classes_)
@@ -580,8 +581,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
 
     def _scores(self, X):
         check_is_fitted(self, "spaces_")
-        X = validate_data(self, X, reset=False, dtype=None)
-        X = np.asarray(X, dtype=float)
+        X = validate_numeric(self, X, reset=False, dtype=np.float64)
         if self._kind == "network":
             return self._hidden(X) @ self.coefs_[1] + self.intercepts_[1]
         coef = np.atleast_2d(self.coef_)

@@ -19,7 +19,7 @@ _EMPTY = 1e-12
 
 
 def default_n_samples(n_dims):
-    """Sampled models per probe: max(100, 2 d), the spec's reading of "a function of d"."""
+    """Sampled models per probe: max(100, 2 d), our reading of the paper's "a function of d"."""
     return max(100, 2 * int(n_dims))
 
 

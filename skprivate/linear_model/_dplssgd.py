@@ -14,11 +14,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_co
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._dpsgd_plan import DPSGDPlanMixin
 from ..base import DPEstimatorMixin
 from ..mechanisms import gaussian_noise
+from ..utils._validation import validate_numeric
 from ._dpsgd_core import residual_function, run_dplssgd
 
 __all__ = ["DPLSSGDClassifier", "DPLSSGDRegressor"]
@@ -355,7 +356,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         """
         self._begin_private_fit(X)
         rng = self._noise_rng()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = validate_numeric(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
         self.classes_, y_index = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
@@ -387,7 +388,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
             For two classes, the score of ``classes_[1]`` (positive: predicted).
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_numeric(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         scores = np.asarray(X @ self.coef_.T) + self.intercept_
         return scores.ravel() if scores.shape[1] == 1 else scores
 
@@ -694,7 +695,7 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
         """
         self._begin_private_fit(X)
         rng = self._noise_rng()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
+        X, y = validate_numeric(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
         coef, intercept = self._fit_linear(
             X, y.astype(np.float64, copy=False), rng, 1, self.huber_threshold
         )
@@ -716,5 +717,5 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
             The predicted targets.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_numeric(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_

@@ -1,7 +1,7 @@
 """The noisy training loop shared by the DP-LSSGD linear estimators.
 
-One step of the loop (Wang, Gu, Boedihardjo, Barekat and Osher, "DP-LSSGD", 2019, with the
-corrections of skprivate's algorithm spec, section 1.3):
+One step of the loop (Wang, Gu, Boedihardjo, Barekat and Osher, "DP-LSSGD", 2019, without the
+defects listed in the DP-LSSGD user guide, "What the authors' code did"):
 
 1. Poisson-sample a batch: each row independently with probability ``q``.
 2. Compute each sampled row's gradient of the *whole* parameter vector (coefficients and

@@ -281,23 +281,20 @@ def gaussian_sigma(sensitivity, epsilon, delta):
     Notes
     -----
     By Balle and Wang (2018), Theorem 8, the Gaussian mechanism with L2 sensitivity
-    ``Delta`` and standard deviation ``sigma`` is (epsilon, delta)-DP if and only if
+    ``Delta`` and standard deviation ``sigma`` is (epsilon, delta)-DP if and only if::
 
-    .. math::
+        Phi(Delta / (2 sigma) - epsilon sigma / Delta)
+            - exp(epsilon) Phi(-Delta / (2 sigma) - epsilon sigma / Delta) <= delta,
 
-        \\Phi\\left(\\frac{\\Delta}{2\\sigma} - \\frac{\\epsilon\\sigma}{\\Delta}\\right)
-        - e^{\\epsilon}\\,\\Phi\\left(-\\frac{\\Delta}{2\\sigma}
-        - \\frac{\\epsilon\\sigma}{\\Delta}\\right) \\le \\delta .
-
-    The left-hand side decreases in ``sigma``; like their Algorithm 1 this function finds
-    the root numerically (:func:`scipy.optimize.brentq`), but on ``sigma`` directly. It
-    solves for the target ``delta (1 - 1e-9)`` with the left-hand side evaluated in double
-    precision *plus* a bound on the rounding error of that evaluation, and then moves up
-    until that upper bound is met, so rounding never yields a ``sigma`` below the exact one
-    (the excess is negligible except where the two terms nearly cancel, at very small
-    ``epsilon`` and ``delta``). For ``epsilon < 1`` the result is always below the
-    classical ``sqrt(2 ln(1.25 / delta)) Delta / epsilon`` (Dwork and Roth 2014,
-    Theorem A.1).
+    where ``Phi`` is the standard normal distribution function. The left-hand side decreases
+    in ``sigma``; like their Algorithm 1 this function finds the root numerically
+    (:func:`scipy.optimize.brentq`), but on ``sigma`` directly. It solves for the target
+    ``delta (1 - 1e-9)`` with the left-hand side evaluated in double precision *plus* a
+    bound on the rounding error of that evaluation, and then moves up until that upper bound
+    is met, so rounding never yields a ``sigma`` below the exact one (the excess is
+    negligible except where the two terms nearly cancel, at very small ``epsilon`` and
+    ``delta``). For ``epsilon < 1`` the result is always below the classical
+    ``sqrt(2 ln(1.25 / delta)) Delta / epsilon`` (Dwork and Roth 2014, Theorem A.1).
 
     References
     ----------

@@ -6,6 +6,8 @@ scoring costs) is stated in ``_tuning_accounting``, next to the code that comput
 
 import itertools
 import math
+import sys
+import time
 import warnings
 from collections.abc import Mapping, Sequence
 from numbers import Integral, Real
@@ -417,14 +419,25 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
                 accountant=None,
                 random_state=np.random.default_rng(seeds[i, 0]),
             )
+            # A run's progress output would count the runs, which must stay secret.
+            loud = {k: False for k, v in est.get_params().items()
+                    if k.split("__")[-1] == "verbose" and v}
+            est.set_params(**loud)
             runs.append(est)
-        results = Parallel(n_jobs=self.n_jobs, verbose=self.verbose)(
+        start = time.perf_counter()
+        if self.verbose:
+            print(f"{name}: training a secret number of runs (mean {self.mean_candidates:g}) "
+                  f"on {n_train} rows", file=sys.stderr, flush=True)
+        results = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_and_score)(
                 est, X_train, y_train, X_val, y_val, run_params, scorer, sigma,
                 np.random.default_rng(seeds[i, 1]),
             )
             for i, est in enumerate(runs)
         )
+        if self.verbose:
+            print(f"{name}: done in {time.perf_counter() - start:.1f} s (the time grows with "
+                  "the number of runs: do not publish it)", file=sys.stderr, flush=True)
         for i, (fitted, _, _) in enumerate(results):
             record = getattr(_dp_step(fitted), "_privacy_spend_record", None)
             planned = spends[picks[i]]
@@ -436,14 +449,14 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
                 )
         scores = np.array([score for _, score, _ in results])
         best = int(np.argmax(scores))
-        self.best_index_ = best
+        # The released run alone: the others, and their number, stay secret (class Notes).
+        self.best_index_ = 0
         self.best_estimator_ = results[best][0]
         self.best_params_ = dict(support[picks[best]])
         self.best_score_ = float(scores[best])
-        self.n_candidates_ = n_runs
         self.per_run_epsilon_ = float(eps_run)
         self.score_noise_ = float(sigma)
-        self.cv_results_ = self._results(support, picks, best, scores)
+        self.cv_results_ = self._results(self.best_params_, self.best_score_)
         if hasattr(self.best_estimator_, "classes_"):
             # The set of labels is treated as public (as by every classifier here); the
             # released model saw only its training part, which may lack a rare class.
@@ -462,8 +475,8 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         )
         report = {
             "mechanism": (
-                f"private hyperparameter search: a {dist} number of runs (mean "
-                f"{self.mean_candidates:g}, drawn: {n_runs}), each training "
+                f"private hyperparameter search: a secret {dist} number of runs (mean "
+                f"{self.mean_candidates:g}), each training "
                 f"{type(dp).__name__} at epsilon={eps_run:.4g} on the training part and "
                 "scoring it on the validation part with Gaussian noise; only the best run "
                 "is released"
@@ -486,22 +499,16 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         self._finish_private_fit(spend, report, n_samples, caveats)
         return self
 
-    def _results(self, support, picks, best, scores):
-        """cv_results_: every run's parameters; the released run's noisy score only."""
-        n_runs = len(picks)
-        released = np.zeros(n_runs, dtype=bool)
-        released[best] = True
-        params = [dict(support[p]) for p in picks]
-        results = {"params": params}
-        for key in sorted({k for p in params for k in p}):
-            column = np.ma.MaskedArray(np.empty(n_runs, dtype=object), mask=True)
-            for i, p in enumerate(params):
-                if key in p:
-                    column[i] = p[key]
-            results[f"param_{key}"] = column
-        # The other runs' scores are not released: the theorems cover the best one only.
-        results["mean_test_score"] = np.where(released, scores, np.nan)
-        results["released"] = released
+    @staticmethod
+    def _results(params, score):
+        """cv_results_ of the released run alone, in scikit-learn's layout."""
+        results = {"params": [params]}
+        for key in sorted(params):
+            column = np.empty(1, dtype=object)
+            column[0] = params[key]
+            results[f"param_{key}"] = np.ma.MaskedArray(column, mask=False)
+        results["mean_test_score"] = np.array([score])
+        results["rank_test_score"] = np.array([1], dtype=np.int32)
         return results
 
     # --- delegation to the best run's model ---------------------------------------------------
@@ -713,7 +720,9 @@ _COMMON_PARAMS = """epsilon : float, default=1.0
         int: reproducible, for tests and documentation only (a ``PrivacyLeakWarning`` says
         so).
     verbose : int, default=0
-        joblib verbosity."""
+        0 prints nothing; 1 writes a line on stderr when the search starts and when it ends.
+        Nothing shows the number of runs: the guarantee keeps it secret (see Notes), so the
+        runs are trained with ``verbose=0`` whatever the estimator says."""
 
 _COMMON_ATTRIBUTES = """best_estimator_ : estimator
         The released model: the run with the highest noisy validation score.
@@ -722,13 +731,12 @@ _COMMON_ATTRIBUTES = """best_estimator_ : estimator
     best_score_ : float
         Its noisy validation score (the only score released).
     best_index_ : int
-        Its position in ``cv_results_``.
+        Its position in ``cv_results_``: 0.
     cv_results_ : dict of arrays
-        One entry per run: ``"params"``, ``"param_<name>"`` (drawn independently of the
-        data), ``"mean_test_score"`` (the noisy score of the released run, NaN for the
-        others, whose scores are not released) and ``"released"``.
-    n_candidates_ : int
-        Number of runs drawn.
+        The released run only, in scikit-learn's layout: ``"params"``,
+        ``"param_<name>"``, ``"mean_test_score"`` (its noisy score) and ``"rank_test_score"``,
+        one entry each. The other runs, and how many there were, are not released (see
+        Notes).
     per_run_epsilon_ : float
         Epsilon (at ``delta``) each run's training was calibrated to.
     score_noise_ : float
@@ -766,8 +774,13 @@ _NOTES = """Guarantee: the whole search, including the choice of the best run, i
     estimators that state only ``(epsilon, delta)`` (PATE, propose-test-release) are
     refused. Only the estimator is private: a preprocessing step fitted on the private rows
     (a ``StandardScaler``, say) is outside the guarantee; scale with public bounds.
-    ``cv_results_`` lists every run's hyperparameters but only the released run's score:
-    the other scores are not covered by the theorems."""
+    Only the best run is covered by the theorems, and only it is kept: not the other runs'
+    scores, nor their hyperparameters, nor their number. The random number of runs is what
+    makes the search cheap, and it must stay secret: were it known to be ``k``, the search
+    would be the best of ``k`` fixed runs, whose privacy loss can reach ``k`` times a run's
+    (for a run that is epsilon-DP, the event "no run succeeds" has probability ratio
+    ``e^(k epsilon)``). The wall-clock time of the search grows with the number of runs:
+    do not publish it either."""
 
 _REFERENCES = """.. [1] N. Papernot and T. Steinke, "Hyperparameter tuning with Renyi differential
        privacy", ICLR 2022 (arXiv:2110.03620).
@@ -938,8 +951,8 @@ class PrivateGridSearchCV(_BasePrivateSearch):
     ...     epsilon=2.0, n_candidates="geometric", mean_candidates=4, random_state=0,
     ... )
     >>> search = search.fit(X, y)
-    >>> bool(search.epsilon_ <= 2.0), search.n_candidates_ >= 1
-    (True, True)
+    >>> bool(search.epsilon_ <= 2.0), sorted(search.best_params_)
+    (True, ['dplssgdclassifier__learning_rate'])
     >>> bool(search.score(X, y) > 0.75)
     True
     """

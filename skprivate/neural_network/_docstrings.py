@@ -32,9 +32,10 @@ SHARED_PARAMETERS = """
         nets split off 20 % for validation by default.)
 {extra_parameters}
     verbose : int, default=0
-        0 prints nothing. 1 prints skorch's table after every epoch: the epoch, the
-        ``epsilon`` spent so far and the duration (never a loss or score of the training
-        rows, which would be computed on private data without noise).
+        0 prints nothing. 1 shows a progress bar over the steps on stderr (tqdm when
+        installed) and prints skorch's table after every epoch: the epoch, the ``epsilon``
+        spent so far and the duration (never a loss or score of the training rows, which
+        would be computed on private data without noise).
 
     epsilon : float, default=1.0
         Target privacy budget of one call of ``fit``, > 0: the noise multiplier is the

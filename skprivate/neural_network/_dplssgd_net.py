@@ -1,7 +1,8 @@
 """DP-LSSGD for PyTorch networks: skorch nets trained with DP-SGD and Laplacian smoothing.
 
-One training step (Wang, Gu, Boedihardjo, Barekat and Osher, "DP-LSSGD", 2019, with the
-corrections of skprivate's algorithm spec, section 1.3), in :meth:`train_step_single`:
+One training step (Wang, Gu, Boedihardjo, Barekat and Osher, "DP-LSSGD", 2019, without the
+defects listed in the DP-LSSGD user guide, "What the authors' code did"), in
+:meth:`train_step_single`:
 
 1. The batch is a Poisson sample: every training row independently with probability ``q``
    (the training iterator, :class:`~skprivate.neural_network._sampling.PoissonBatchSampler`).
@@ -30,6 +31,7 @@ from numbers import Integral, Real
 import numpy as np
 import torch
 from sklearn.utils._param_validation import Interval, validate_parameter_constraints
+from sklearn.utils.validation import _check_feature_names
 from skorch import NeuralNetClassifier, NeuralNetRegressor
 from skorch.dataset import get_len, unpack_data
 from skorch.utils import TeeGenerator, is_dataset, to_tensor
@@ -39,6 +41,7 @@ from torch.nn.parameter import UninitializedParameter
 
 from .._dpsgd_plan import DPSGDPlanMixin
 from ..base import DPEstimatorMixin, _n_rows
+from ..utils._progress import progress_counter
 from ._accounting import composed_epsilon, runs_event
 from ._docstrings import CLASSIFIER_DOC, REGRESSOR_DOC, build_doc
 from ._per_sample import clipped_gradient_sum, tree_map
@@ -95,6 +98,8 @@ def _check_plain_array(X, owner):
             "X.toarray() if it fits in memory, or a torch Dataset that densifies each row."
         )
     values = X.to_numpy() if hasattr(X, "to_numpy") else np.asarray(X)
+    if not values.flags.writeable:  # torch warns on read-only arrays (pandas views are)
+        values = values.copy()
     if values.dtype.kind == "c":
         raise ValueError(f"{owner}: complex data not supported; got X of dtype {values.dtype}.")
     if values.dtype.kind not in "biuf":
@@ -335,6 +340,8 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
 
     def forward_iter(self, X, training=False, device="cpu"):
         """Run the module over ``X`` batch by batch (after checking array input)."""
+        if _is_plain_array(X):  # names checked as scikit-learn does: a warning or an error
+            _check_feature_names(self, X, reset=False)
         X = _check_plain_array(X, type(self).__name__)
         if isinstance(X, np.ndarray):
             self._check_n_features(X)
@@ -402,6 +409,8 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
         self._validate_dp_params()
         self._begin_private_fit(X)  # before any value of X is read
         n_samples = _count_rows(X)
+        if _is_plain_array(X):
+            _check_feature_names(self, X, reset=fresh)
         X = _check_plain_array(X, type(self).__name__)
         if isinstance(X, np.ndarray):
             if fresh:
@@ -476,22 +485,27 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
         iterator_valid = None
         if dataset_valid is not None:
             iterator_valid = self.get_iterator(dataset_valid, training=False)
-        for _ in range(self.max_epochs):
-            self.notify("on_epoch_begin", **on_epoch)
-            for batch in iterator_train:
-                self.notify("on_batch_begin", batch=batch, training=True)
-                step = self.train_step(batch, **fit_params)
-                self.notify("on_batch_end", batch=batch, training=True, **step)
-            run.epochs += 1
-            self.history.record("epsilon", self._epsilon_with(run))
-            self.run_single_epoch(
-                iterator_valid,
-                training=False,
-                prefix="valid",
-                step_fn=self.validation_step,
-                **fit_params,
-            )
-            self.notify("on_epoch_end", **on_epoch)
+        # verbose=1: a bar over the steps (counts and time only) beside skorch's epoch table.
+        n_steps = self.max_epochs * run.plan.steps_per_epoch
+        with progress_counter(total=n_steps, desc=f"{type(self).__name__} steps",
+                              verbose=self.verbose) as bar:
+            for _ in range(self.max_epochs):
+                self.notify("on_epoch_begin", **on_epoch)
+                for batch in iterator_train:
+                    self.notify("on_batch_begin", batch=batch, training=True)
+                    step = self.train_step(batch, **fit_params)
+                    self.notify("on_batch_end", batch=batch, training=True, **step)
+                    bar.update()
+                run.epochs += 1
+                self.history.record("epsilon", self._epsilon_with(run))
+                self.run_single_epoch(
+                    iterator_valid,
+                    training=False,
+                    prefix="valid",
+                    step_fn=self.validation_step,
+                    **fit_params,
+                )
+                self.notify("on_epoch_end", **on_epoch)
         return self
 
     def _materialize_lazy_parameters(self, dataset):

@@ -6,7 +6,7 @@ module together, scaled to Euclidean norm at most ``C``, then summed. Adding or 
 example changes the sum by one clipped gradient, so its L2 sensitivity is ``C`` (the
 property the sampled Gaussian mechanism needs). Clipping tensor by tensor, as the DP-LSSGD
 authors' code does, would give sensitivity ``C sqrt(K)`` for ``K`` tensors; clipping the
-batch mean bounds nothing per example (skprivate's algorithm spec, section 1.3).
+batch mean bounds nothing per example (DP-LSSGD user guide, "What the authors' code did").
 
 The per-example gradients come from ``torch.func``: ``grad`` of the loss of one example
 (the module called through ``functional_call`` on a batch of one), vectorised over the batch

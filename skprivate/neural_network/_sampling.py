@@ -3,7 +3,7 @@
 The accountant of DP-SGD (the sampled Gaussian mechanism) assumes that every row enters
 every batch independently with probability ``q``. Shuffled batches of a fixed size, what a
 DataLoader gives by default, are a different mechanism, which that accountant does not
-cover (skprivate's algorithm spec, section 1.3, item 4). The batch indices must also stay
+cover (DP-LSSGD user guide, "What the authors' code did"). The batch indices must also stay
 secret for the amplification by subsampling to hold, so they are drawn from the same
 generator as the noise.
 """

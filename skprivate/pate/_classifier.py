@@ -16,8 +16,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..accounting._pate import _check_discrete_noise, _to_epsilon, pate_epsilon
 from ..accounting._pate_smooth import _default_sanitization, gnss_rdp, pate_sanitized_epsilon
-from ..base import DPEstimatorMixin
+from ..base import DPEstimatorMixin, PrivacyReport
 from ..utils._progress import progress
+from ..utils._validation import explain_non_numeric
 from ._aggregation import NO_ANSWER, confident_gnmax, noisy_argmax, vote_counts
 
 __all__ = ["PATEClassifier"]
@@ -31,6 +32,7 @@ _GNMAX_SCALE_PER_TEACHER = 40.0 / 250
 _THRESHOLD_PER_TEACHER = 200.0 / 250
 _THRESHOLD_NOISE_PER_TEACHER = 150.0 / 250
 _MECHANISM = {"lnmax": "laplace", "gnmax": "gaussian", "confident_gnmax": "gaussian"}
+_DATA_DEPENDENT_ROW = "epsilon (data-dependent, do not publish)"
 _UNCERTAINTY_ROUNDS = 4
 
 
@@ -39,7 +41,12 @@ def _train_and_predict(teacher, X, y, X_query, seed):
     # labels for the public queries come back; teachers are not private and are never kept.
     if "random_state" in teacher.get_params():
         teacher.set_params(random_state=seed)
-    teacher.fit(X, y)
+    with explain_non_numeric(
+        "PATEClassifier", "the teacher needs numeric X",
+        "Pass a teacher Pipeline that encodes the categorical columns with categories fixed "
+        "from public knowledge (OneHotEncoder(categories=[...])), or encode X first.",
+    ):
+        teacher.fit(X, y)
     return teacher.predict(X_query)
 
 
@@ -122,7 +129,8 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         Its delta.
     epsilon_data_dependent_ : float
         The papers' tighter data-dependent bound. It is a function of the private votes, so
-        publishing it leaks information about the private data.
+        publishing it leaks information about the private data. It is left out of pickles
+        (with its row of ``privacy_report_``): saving a model is how it leaves your machine.
     epsilon_sanitized_ : float
         The data-dependent epsilon released privately by smooth sensitivity (2018 paper,
         Section 4 and Appendix C; :func:`skprivate.accounting.pate_sanitized_epsilon`),
@@ -562,7 +570,7 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             "noise_scale": scale,
             "queries asked": self.n_queries_,
             "queries answered": self.n_answered_,
-            "epsilon (data-dependent, do not publish)": self.epsilon_data_dependent_,
+            _DATA_DEPENDENT_ROW: self.epsilon_data_dependent_,
             "epsilon (data-dependent, sanitised: publishable estimate)": self.epsilon_sanitized_,
             "sanitisation": f"GNSS at order {order:g}, beta {beta:.3g}, sigma_s {sigma_s:.3g}",
         }
@@ -570,6 +578,19 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             report["threshold"] = threshold
             report["threshold_noise_scale"] = sigma1
         self._finish_private_fit(spend, report, n_private)
+
+    def __getstate__(self):
+        # A pickle (pickle, joblib.dump, a process pool's return) is how a model leaves the
+        # data owner's machine, and the data-dependent epsilon reads the private votes: it
+        # stays behind. The student, the public guarantee and the sanitised estimate go.
+        state = super().__getstate__()
+        if "epsilon_data_dependent_" in state:
+            state = dict(state)
+            del state["epsilon_data_dependent_"]
+            report = PrivacyReport(state["privacy_report_"])
+            del report[_DATA_DEPENDENT_ROW]
+            state["privacy_report_"] = report
+        return state
 
     # --- the student answers ---------------------------------------------------------------
     def predict(self, X):

@@ -28,6 +28,16 @@ def test_clopper_pearson_bound_holds_for_a_known_ratio():
     assert misses <= 200 * 0.05 + 5  # at most about 5% of bounds exceed the truth
 
 
+def test_a_perfect_separation_gives_the_largest_bound_the_runs_allow():
+    # A leak so strong that one side never produces the event: its empirical ratio is
+    # infinite, but the audit must still pick it and bound epsilon from 500 runs per half.
+    rng = np.random.default_rng(0)
+    result = audit_scores(rng.uniform(10.0, 11.0, 1000), rng.uniform(0.0, 1.0, 1000))
+    expected = epsilon_lower_bound(500, 500, 0, 500)  # all of one half, none of the other
+    # (choosing by the empirical ratio skipped that event and gave 3.3 here)
+    assert 4.5 < result.epsilon_lower_bound <= expected
+
+
 def test_lnmax_per_query_claim_survives_an_audit_with_power():
     b = 2.0
     claimed = 2.0 / b  # 2017 Theorem 2: LNMax is 2/b-DP per query

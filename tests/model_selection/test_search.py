@@ -84,12 +84,12 @@ def test_total_meets_budget_and_matches_an_independent_computation(cancer, n_can
     assert lower * (1 - 1e-9) <= search.epsilon_ <= upper * (1 + 1e-9)
     assert search.epsilon_ == search.privacy_report_["epsilon"]
     assert search.per_run_epsilon_ < search.epsilon_
-    assert search.n_candidates_ == len(search.cv_results_["params"]) >= 1
-    # only the released run's score is public
-    scores = search.cv_results_["mean_test_score"]
-    assert np.isnan(scores).sum() == search.n_candidates_ - 1
-    assert scores[search.best_index_] == search.best_score_
-    assert search.best_params_ == search.cv_results_["params"][search.best_index_]
+    # only the released run is public: not the others, not their number
+    assert not hasattr(search, "n_candidates_")
+    assert search.best_index_ == 0 and search.cv_results_["params"] == [search.best_params_]
+    assert search.cv_results_["mean_test_score"].tolist() == [search.best_score_]
+    assert all(len(column) == 1 for column in search.cv_results_.values())
+    assert "secret" in search.privacy_report_["mechanism"]
     assert search.score(X, y) > 0.6
     np.testing.assert_array_equal(search.predict(X), search.best_estimator_.predict(X))
     assert search.predict_proba(X).shape == (len(y), 2)
@@ -154,7 +154,7 @@ def test_results_do_not_depend_on_n_jobs(cancer):
         two = PrivateRandomSearchCV(DPLSSGDClassifier(), space, n_jobs=2, **kwargs)
         _quiet_fit(two, X, y)
     assert one.best_score_ == two.best_score_
-    assert one.cv_results_["params"] == two.cv_results_["params"]
+    assert one.best_params_ == two.best_params_
     np.testing.assert_array_equal(one.best_estimator_.coef_, two.best_estimator_.coef_)
 
 
@@ -387,3 +387,18 @@ def test_a_class_missing_from_the_training_part_still_has_its_column(cancer):
         assert proba.shape == (5, 3) and np.allclose(proba.sum(axis=1), 1)
         assert search.decision_function(X[:5]).shape == (5, 3)
         assert set(search.predict(X)) <= {0, 1, 2}
+
+
+def test_nothing_shown_counts_the_runs(cancer, capsys):
+    # Knowing the number of runs k turns the search into the best of k fixed runs, whose
+    # loss can reach k times a run's: progress output must not count them.
+    X, y = cancer
+    space = {"learning_rate": [0.1, 1.0], "max_iter": [2]}
+    search = PrivateRandomSearchCV(DPLSSGDClassifier(verbose=1), space, epsilon=2.0,
+                                   mean_candidates=4, random_state=0, verbose=1)
+    _quiet_fit(search, X, y)
+    out = capsys.readouterr()
+    assert out.out == ""
+    lines = out.err.strip().splitlines()  # the runs' own step bars are silenced
+    assert len(lines) == 2 and "secret number of runs" in lines[0] and "done" in lines[1]
+    assert search.best_estimator_.verbose is False  # the run was trained silently

@@ -551,10 +551,11 @@ def test_verbose(capsys):
     X, y = small_data(n=60)
     kw = dict(module__n_in=5, module__n_out=3, max_epochs=2, noise_multiplier=1.0)
     DPLSSGDNeuralNetClassifier(MLP, **kw).fit(X, y)
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr() == ("", "")
     DPLSSGDNeuralNetClassifier(MLP, verbose=1, **kw).fit(X, y)
-    out = capsys.readouterr().out
-    assert "epsilon" in out and "train_loss" not in out
+    out = capsys.readouterr()
+    assert "epsilon" in out.out and "train_loss" not in out.out  # skorch's epoch table
+    assert "DPLSSGDNeuralNetClassifier steps" in out.err  # the bar over the steps
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,37 @@
+"""Input validation with messages that name the input and say how to fix it."""
+
+import contextlib
+
+from sklearn.utils.validation import validate_data
+
+__all__ = ["explain_non_numeric", "validate_numeric"]
+
+_ENCODE = (
+    "Encode categorical columns first, with categories fixed from public knowledge "
+    "(reading them from the private data leaks them): for example a "
+    "OneHotEncoder(categories=[...]) in a Pipeline, or "
+    "skprivate.datasets.make_adult_preprocessor for the Adult data."
+)
+
+
+@contextlib.contextmanager
+def explain_non_numeric(owner, where="X must be numeric", remedy=_ENCODE):
+    """Turn NumPy's bare "could not convert string to float: 'b'" into a clear error.
+
+    scikit-learn lets that message through, and it names neither the input nor the remedy;
+    tabular data often reaches an estimator with a categorical column still in it.
+    """
+    try:
+        yield
+    except ValueError as error:
+        if not str(error).startswith("could not convert"):
+            raise
+        raise ValueError(
+            f"{owner}: {where}, but a value could not be read as a number ({error}). {remedy}"
+        ) from None
+
+
+def validate_numeric(estimator, X="no_validation", y="no_validation", **kwargs):
+    """scikit-learn's ``validate_data``, with a clear error for non-numeric ``X``."""
+    with explain_non_numeric(type(estimator).__name__):
+        return validate_data(estimator, X, y, **kwargs)
