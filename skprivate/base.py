@@ -15,7 +15,7 @@ import html
 import os
 import sys
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 import sklearn
@@ -225,9 +225,14 @@ class DPEstimatorMixin:
 
         caveats = list(caveats)
         if is_reproducible(self.random_state):
+            kept = ""
+            if not isinstance(self.random_state, Integral):  # a Generator or RandomState
+                kept = (", and the fitted estimator keeps the generator where the noise "
+                        "ended, from which it can be replayed: whoever gets the saved model "
+                        "knows it")
             caveats.append(
                 f"random_state={self.random_state!r} fixes the noise: anyone who knows the "
-                "seed can remove it, so the guarantee does not hold against them (use "
+                f"seed can remove it{kept}, so the guarantee does not hold against them (use "
                 "random_state=None for a release)"
             )
         if spend.delta > 0 and n_samples and spend.delta >= 1.0 / n_samples:

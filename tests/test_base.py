@@ -33,6 +33,16 @@ def test_one_warning_listing_every_caveat():
     assert len(report["caveats"]) == 2
 
 
+def test_a_generator_given_as_random_state_is_said_to_travel_with_the_model():
+    generator = np.random.default_rng()  # OS-seeded, but kept by the fitted estimator
+    est = NoisyMeanRegressor(random_state=generator)
+    (caught,) = _privacy_warnings(est, X, y)
+    assert "keeps the generator" in str(caught.message)
+    assert est.random_state is generator  # what a pickle of the model would carry
+    (caught,) = _privacy_warnings(NoisyMeanRegressor(random_state=3), X, y)
+    assert "keeps the generator" not in str(caught.message)  # an int: the seed itself
+
+
 def test_privacy_report_renders_as_text_and_html():
     est = NoisyMeanRegressor().fit(X, y)
     report = est.privacy_report_

@@ -452,6 +452,15 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         # The released run alone: the others, and their number, stay secret (class Notes).
         self.best_index_ = 0
         self.best_estimator_ = results[best][0]
+        # Its generator, left where its noise ended, would go wherever the model goes (a
+        # pickle): PCG64 can be stepped back to the start of the fit, and the noise replayed
+        # and removed. The released model keeps None, the value that refits from fresh
+        # operating-system entropy.
+        released = _dp_step(self.best_estimator_).set_params(random_state=None)
+        report = getattr(released, "privacy_report_", None)
+        if report is not None:  # the seeded-generator caveat is the search's to state
+            report["caveats"] = [c for c in report.get("caveats", [])
+                                 if not c.startswith("random_state=")]
         self.best_params_ = dict(support[picks[best]])
         self.best_score_ = float(scores[best])
         self.per_run_epsilon_ = float(eps_run)

@@ -402,3 +402,19 @@ def test_nothing_shown_counts_the_runs(cancer, capsys):
     lines = out.err.strip().splitlines()  # the runs' own step bars are silenced
     assert len(lines) == 2 and "secret number of runs" in lines[0] and "done" in lines[1]
     assert search.best_estimator_.verbose is False  # the run was trained silently
+
+
+def test_the_released_model_keeps_no_generator_of_its_noise(cancer):
+    # A generator left where the run's noise ended can be stepped back (PCG64 is an LCG
+    # with a bijective output) and the noise replayed: it must not travel with the model.
+    import pickle
+
+    X, y = cancer
+    space = {"learning_rate": [0.1, 1.0], "max_iter": [2]}
+    # unseeded, as a release is; a geometric number of runs is never 0
+    search = _quiet_fit(PrivateRandomSearchCV(DPLSSGDClassifier(), space, epsilon=2.0,
+                                              n_candidates="geometric", mean_candidates=3),
+                        X, y)
+    assert search.best_estimator_.random_state is None
+    blob = pickle.dumps(search)
+    assert b"PCG64" not in blob and b"Generator" not in blob
