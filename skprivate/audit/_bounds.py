@@ -1,6 +1,5 @@
 """Clopper-Pearson lower bounds on epsilon from event counts on neighbouring data sets."""
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,16 +15,12 @@ def _check_counts(hits, trials, name):
         raise ValueError(f"{name} hits must be an integer in [0, trials={trials}]; got {hits!r}.")
 
 
-def _clopper_pearson_lower(hits, trials, alpha):
-    return 0.0 if hits == 0 else float(beta_distribution.ppf(alpha, hits, trials - hits + 1))
-
-
-def _clopper_pearson_upper(hits, trials, alpha):
-    return 1.0 if hits == trials else float(beta_distribution.ppf(1 - alpha, hits + 1, trials - hits))
-
-
 def _bounds(hits, trials, hits_prime, trials_prime, delta, alpha):
-    """``epsilon_lower_bound`` for arrays of counts (no checks): the choice of an event."""
+    """``epsilon_lower_bound`` for counts, scalars or arrays (no checks).
+
+    ``P[E | D]`` is bounded below and ``P[E | D']`` above by Clopper-Pearson, each at level
+    ``1 - alpha``; no hit gives 0 below, all hits 1 above.
+    """
     hits, hits_prime = np.asarray(hits), np.asarray(hits_prime)
     p_low = np.where(hits == 0, 0.0, beta_distribution.ppf(
         alpha, np.maximum(hits, 1), trials - hits + 1))
@@ -73,12 +68,7 @@ def epsilon_lower_bound(hits, trials, hits_prime, trials_prime, *, delta=0.0, co
         raise ValueError(f"delta must be in [0, 1); got {delta!r}.")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1); got {confidence!r}.")
-    alpha = (1 - confidence) / 2
-    p_low = _clopper_pearson_lower(hits, trials, alpha)
-    q_high = _clopper_pearson_upper(hits_prime, trials_prime, alpha)
-    if p_low <= delta or q_high <= 0:
-        return 0.0
-    return max(math.log((p_low - delta) / q_high), 0.0)
+    return float(_bounds(hits, trials, hits_prime, trials_prime, delta, (1 - confidence) / 2))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..mechanisms import check_rng
-from ..utils._progress import progress, progress_counter
+from ..utils._progress import parallel_progress, progress_counter
 from ..utils._validation import validate_numeric
 from ._deep import assemble_network, match_neurons
 from ._fine_tune import fine_tune_linear
@@ -274,12 +274,9 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         if self.verbose >= 2:
             print(f"[GEMSCombiner] {message}")
 
-    def _over_parties(self, tasks, n_parties, desc, parallel):
-        """Run one task per party; with ``verbose`` a bar moves as they finish, in order."""
-        if not self.verbose:
-            return parallel(tasks)
-        finished = Parallel(n_jobs=self.n_jobs, return_as="generator")(tasks)
-        return list(progress(finished, total=n_parties, desc=desc, verbose=self.verbose))
+    def _over_parties(self, tasks, n_parties, desc):
+        return parallel_progress(tasks, n_jobs=self.n_jobs, total=n_parties, desc=desc,
+                                 verbose=self.verbose)
 
     # --- fit: the whole federation simulated on one machine ------------------------------------
     @_fit_context(prefer_skip_nested_validation=False)
@@ -352,7 +349,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
             )
             for r, seed in zip(rows, seeds)
         )
-        members = self._over_parties(tasks, len(parties), "GEMS parties", parallel)
+        members = self._over_parties(tasks, len(parties), "GEMS parties")
         losses = np.array([m.models[0]["loss"] for m in members])
         self._log(f"local validation losses {np.round(losses, 4).tolist()}")
         names = self.feature_names_in_ if hasattr(self, "feature_names_in_") else None
@@ -373,7 +370,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
                                      f"party {_label(parties[k])}")
         radii = self._over_parties(
             (delayed(_party_radii)(m, epsilon, [0]) for m in members), len(members),
-            "GEMS radius search", parallel,
+            "GEMS radius search",
         )
         for attempt in range(_MAX_RETRIES + 1):
             spaces = [m.space(epsilon, r, names) for m, r in zip(members, radii)]

@@ -99,12 +99,14 @@ def _caveats_of(caught):
             continue
         text = str(w.message)
         _, _, tail = text.partition("weaker than stated: ")
-        for item in tail.rstrip(".").split("; "):
-            # the run's noise comes from a generator the search derived from its own
-            # random_state; the search states that caveat itself, once.
-            if item and not item.startswith("random_state="):
-                caveats.append(item)
+        caveats += _without_seed_caveat(item for item in tail.rstrip(".").split("; ") if item)
     return caveats
+
+
+def _without_seed_caveat(caveats):
+    # A run's noise comes from a generator the search derived from its own random_state;
+    # the search states that caveat itself, once.
+    return [c for c in caveats if not c.startswith("random_state=")]
 
 
 def _fit_and_score(estimator, X_train, y_train, X_val, y_val, fit_params, scorer, sigma, rng):
@@ -458,9 +460,8 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         # operating-system entropy.
         released = _dp_step(self.best_estimator_).set_params(random_state=None)
         report = getattr(released, "privacy_report_", None)
-        if report is not None:  # the seeded-generator caveat is the search's to state
-            report["caveats"] = [c for c in report.get("caveats", [])
-                                 if not c.startswith("random_state=")]
+        if report is not None:
+            report["caveats"] = _without_seed_caveat(report.get("caveats", []))
         self.best_params_ = dict(support[picks[best]])
         self.best_score_ = float(scores[best])
         self.per_run_epsilon_ = float(eps_run)

@@ -42,6 +42,7 @@ from torch.nn.parameter import UninitializedParameter
 from .._dpsgd_plan import DPSGDPlanMixin
 from ..base import DPEstimatorMixin, _n_rows
 from ..utils._progress import progress_counter
+from ..utils._validation import ENCODE_CATEGORICAL
 from ._accounting import composed_epsilon, runs_event
 from ._docstrings import CLASSIFIER_DOC, REGRESSOR_DOC, build_doc
 from ._per_sample import clipped_gradient_sum, tree_map
@@ -108,9 +109,7 @@ def _check_plain_array(X, owner):
         except (TypeError, ValueError):
             raise ValueError(
                 f"{owner}: X must be numeric; got dtype {values.dtype} whose values cannot be "
-                "converted to float. Encode categorical columns first (for example with "
-                "skprivate.datasets.make_adult_preprocessor or a OneHotEncoder with fixed, "
-                "public categories)."
+                f"converted to float. {ENCODE_CATEGORICAL}"
             ) from None
     if values.ndim < 2:
         raise ValueError(

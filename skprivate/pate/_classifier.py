@@ -5,7 +5,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.semi_supervised import LabelSpreading, SelfTrainingClassifier
@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..accounting._pate import _check_discrete_noise, _to_epsilon, pate_epsilon
 from ..accounting._pate_smooth import _default_sanitization, gnss_rdp, pate_sanitized_epsilon
 from ..base import DPEstimatorMixin, PrivacyReport
-from ..utils._progress import progress
+from ..utils._progress import parallel_progress
 from ..utils._validation import explain_non_numeric
 from ._aggregation import NO_ANSWER, confident_gnmax, noisy_argmax, vote_counts
 
@@ -457,13 +457,8 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             delayed(_train_and_predict)(clone(teacher), X[part], y[part], X_public, seed)
             for part, seed in zip(parts, seeds)
         )
-        if self.verbose:  # a bar as the teachers finish, in order
-            predictions = list(progress(
-                Parallel(n_jobs=self.n_jobs, return_as="generator")(jobs), total=n_teachers,
-                desc="PATE teachers", verbose=self.verbose,
-            ))
-        else:
-            predictions = Parallel(n_jobs=self.n_jobs)(jobs)
+        predictions = parallel_progress(jobs, n_jobs=self.n_jobs, total=n_teachers,
+                                        desc="PATE teachers", verbose=self.verbose)
         return np.searchsorted(self.classes_, np.asarray(predictions))
 
     def _aggregate(self, votes, rng):

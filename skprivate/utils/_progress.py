@@ -8,7 +8,9 @@ shown: a loss or a score would read the private data outside the guarantee.
 import sys
 import time
 
-__all__ = ["progress", "progress_counter"]
+from joblib import Parallel
+
+__all__ = ["parallel_progress", "progress", "progress_counter"]
 
 
 def progress(iterable, *, total, desc, verbose):
@@ -19,6 +21,14 @@ def progress(iterable, *, total, desc, verbose):
     if tqdm is None:
         return _lines(iterable, total, desc)
     return tqdm(iterable, total=total, desc=desc, leave=False)
+
+
+def parallel_progress(tasks, *, n_jobs, total, desc, verbose):
+    """``Parallel(n_jobs)(tasks)``; with ``verbose`` a bar moves as they finish, in order."""
+    if not verbose:
+        return Parallel(n_jobs=n_jobs)(tasks)
+    finished = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+    return list(progress(finished, total=total, desc=desc, verbose=verbose))
 
 
 def progress_counter(*, total, desc, verbose):

@@ -4,9 +4,9 @@ import contextlib
 
 from sklearn.utils.validation import validate_data
 
-__all__ = ["explain_non_numeric", "validate_numeric"]
+__all__ = ["ENCODE_CATEGORICAL", "explain_non_numeric", "validate_numeric"]
 
-_ENCODE = (
+ENCODE_CATEGORICAL = (
     "Encode categorical columns first, with categories fixed from public knowledge "
     "(reading them from the private data leaks them): for example a "
     "OneHotEncoder(categories=[...]) in a Pipeline, or "
@@ -15,7 +15,7 @@ _ENCODE = (
 
 
 @contextlib.contextmanager
-def explain_non_numeric(owner, where="X must be numeric", remedy=_ENCODE):
+def explain_non_numeric(owner, where="X must be numeric", remedy=ENCODE_CATEGORICAL):
     """Turn NumPy's bare "could not convert string to float: 'b'" into a clear error.
 
     scikit-learn lets that message through, and it names neither the input nor the remedy;
