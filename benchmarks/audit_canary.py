@@ -102,7 +102,8 @@ def _gradient_statistic(with_canary, epsilon, X, y, noiseless=False):
 def _pate_statistic(with_canary, noise_scale, X, y, canary_x, canary_y, X_public):
     X_fit, y_fit = (np.vstack([X, canary_x]), np.append(y, canary_y)) if with_canary else (X, y)
     clf = PATEClassifier(DecisionTreeClassifier(), n_teachers=2, n_queries=40,
-                         noise_scale=noise_scale, student=KNeighborsClassifier(1))
+                         noise_scale=noise_scale, aggregator="lnmax", epsilon=None,
+                         student=KNeighborsClassifier(1))
     # the canary's point is one of the public queries; the 1-NN student returns its label
     clf.fit(X_fit, y_fit, X_public=np.vstack([canary_x, X_public[:39]]))
     return float(clf.predict(canary_x)[0] == canary_y[0]), clf.epsilon_

@@ -68,7 +68,8 @@ def _fits(X, y, X_public):
         PEERS[DPLSSGD]: lambda: SGDClassifier(loss="log_loss", max_iter=EPOCHS, tol=None,
                                               random_state=SEED).fit(X, y),
         PATE: lambda: PATEClassifier(tree, n_teachers=N_TEACHERS, n_queries=N_QUERIES,
-                                     noise_scale=20.0, random_state=SEED).fit(
+                                     noise_scale=20.0, aggregator="lnmax", epsilon=None,
+                                     random_state=SEED).fit(
                                          X, y, X_public=X_public),
         PEERS[PATE]: lambda: _teachers(tree, X, y),
     }

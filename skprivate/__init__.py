@@ -22,7 +22,7 @@ _LAZY = {
 }
 _SUBMODULES = [
     "accounting", "audit", "base", "datasets", "dropout", "exceptions", "gems", "mechanisms",
-    "model_selection", "plotting", "utils",
+    "model_selection", "plotting", "preprocessing", "utils",
 ]
 
 __all__ = ["__version__", *_LAZY, *_SUBMODULES]

@@ -4,11 +4,16 @@ A DP estimator composes :class:`DPEstimatorMixin` with scikit-learn's public ``B
 and task mixins. Its ``fit`` follows one order, the order in which privacy can go wrong least:
 
 1. ``plan = self._begin_private_fit(X)``: validate the privacy parameters, compute the planned
-   spend from the *shape* of ``X`` alone, and ask the accountant; nothing has read a value yet.
+   spend from the *shape* of ``X`` alone, and record it in the accountant (refused if it does
+   not fit); nothing has read a value yet. That record is final: a fit that stops early,
+   fails a private test or fails on a value is charged its plan, because when it ended was
+   read from the data.
 2. ``rng = self._noise_rng()``: the generator all noise comes from.
 3. Validate the data, clip to public bounds, train with noise.
-4. ``self._finish_private_fit(spend, report)``: set ``epsilon_``, ``delta_``,
-   ``privacy_report_``, record the spend, and warn once if the guarantee is weakened.
+4. ``self._finish_private_fit(spend, report, n_samples, caveats)``: set ``epsilon_``,
+   ``delta_`` and ``privacy_report_`` from ``spend`` (the plan, or the composition of every
+   call for ``partial_fit``/``warm_start``), and warn once if the guarantee is weakened;
+   the caveats come from :mod:`skprivate._caveats` and are checked on ``spend``.
 """
 
 import html
@@ -21,6 +26,7 @@ import numpy as np
 import sklearn
 from sklearn.utils._param_validation import Interval
 
+from . import _caveats
 from .accounting._budget import BudgetAccountant, PrivacySpend
 from .exceptions import PrivacyLeakWarning
 
@@ -30,10 +36,17 @@ __all__ = ["DPEstimatorMixin", "PrivacyReport"]
 class PrivacyReport(dict):
     """What a fitted estimator released and what it cost: a dict with a readable display.
 
-    Keys always present: ``"mechanism"``, ``"neighbouring"``, ``"unit"``, ``"epsilon"``,
-    ``"delta"``, ``"accountant"``, ``"reference"``; estimators add their noise parameters
-    (noise multiplier, sample rate, steps, queries, ...) and ``"caveats"``. It prints as an
-    aligned text table, and Jupyter renders it as an HTML table.
+    Keys always present: ``"mechanism"``, ``"neighbouring"``, ``"unit"``, ``"scope"``,
+    ``"epsilon"``, ``"delta"``, ``"accountant"``, ``"reference"``; estimators add their noise
+    parameters (noise multiplier, sample rate, steps, queries, ...) and ``"caveats"``. It
+    prints as an aligned text table, and Jupyter renders it as an HTML table.
+
+    ``"scope"`` says what the report covers: the one fit that produced it. A step fitted on
+    the same rows before the estimator (a scaler in a Pipeline) is not covered.
+
+    ``"caveats"`` is a list of :class:`skprivate._caveats.Caveat`: each prints as its
+    sentence and carries a stable ``code``; :attr:`caveat_codes` lists the codes, for
+    programs (never parse the sentences or the warning text).
 
     Examples
     --------
@@ -43,6 +56,11 @@ class PrivacyReport(dict):
     epsilon   : 1
     delta     : 1e-05
     """
+
+    @property
+    def caveat_codes(self):
+        """The stable code of each caveat, in order (see :mod:`skprivate._caveats`)."""
+        return _caveats.caveat_codes(self.get("caveats", ()))
 
     @staticmethod
     def _format(value):
@@ -68,9 +86,14 @@ class PrivacyReport(dict):
         return f"<table class='skprivate-privacy-report'>{rows}</table>"
 
 
-# Above this the formal guarantee says little (e^10 is about 22,000): the documented line
-# between "common in practice" and "report it, but do not call it private" (choosing_epsilon).
-_WEAK_EPSILON = 10.0
+_WEAK_EPSILON = _caveats.WEAK_EPSILON
+
+# What every report covers, and what it does not: one fit, the rows it was given.
+_SCOPE = (
+    "this fit only: a step fitted on the same rows before this estimator (a scaler or "
+    "encoder in a Pipeline) and other releases from the same rows are not covered; add "
+    "releases up with a BudgetAccountant or total_privacy_cost"
+)
 
 _LIBRARY_DIRS = tuple(
     os.path.dirname(module.__file__) + os.sep for module in (sys.modules["skprivate"], sklearn)
@@ -98,6 +121,47 @@ def _n_rows(X):
         return len(X)
     except TypeError:
         return None
+
+
+def _resolve_classes(owner, classes, y):
+    """The classes of a classifier's fit: ``(classes_, y_index, caveats)``.
+
+    ``classes`` declared (array-like, known without looking at the data): ``classes_`` is
+    its sorted unique values, and a label of ``y`` outside it is refused with an error that
+    names ``classes``. ``classes=None``: ``classes_`` is read from ``y``, published without
+    noise, and the caveat :func:`skprivate._caveats.labels_from_data` says so. ``y`` must
+    already be a validated 1-d array.
+    """
+    if classes is None:
+        classes_, y_index = np.unique(y, return_inverse=True)
+        if len(classes_) < 2:
+            raise ValueError(
+                f"{owner} needs samples of at least 2 classes in the data, but the data "
+                f"contain only one class: {classes_[0]!r}. Pass classes=[...] if the other "
+                "classes are known but absent from these rows."
+            )
+        return classes_, y_index, [_caveats.labels_from_data(classes_)]
+    declared = np.asarray(classes)
+    if declared.ndim != 1 or declared.size < 2:
+        raise ValueError(
+            f"{owner}: classes must be a 1-d array-like of at least two labels, known "
+            f"without looking at the data; got classes={classes!r}."
+        )
+    classes_ = np.unique(declared)
+    if len(classes_) != declared.size:
+        raise ValueError(f"{owner}: classes holds repeated labels; got classes={classes!r}.")
+    try:
+        known = np.isin(y, classes_)
+    except TypeError:  # labels of types that cannot be compared with the declared ones
+        known = np.zeros(len(y), dtype=bool)
+    if not np.all(known):
+        unknown = list(dict.fromkeys(np.asarray(y)[~known].tolist()))
+        raise ValueError(
+            f"{owner}: y holds labels {unknown[:3]!r}{' ...' if len(unknown) > 3 else ''} "
+            f"that are not in classes={classes_.tolist()!r}. Add them to classes (the label "
+            "set must be declared in full, without looking at the data), or drop those rows."
+        )
+    return classes_, np.searchsorted(classes_, y), []
 
 
 class DPEstimatorMixin:
@@ -158,6 +222,7 @@ class DPEstimatorMixin:
     delta        : 1e-05
     neighbouring : add/remove one row
     unit         : one row of X (one person only if each person has one row)
+    scope        : this fit only: a step fitted on the same rows before this estimator ...
     mechanism    : Gaussian
     caveats      : none
     >>> DPSum(epsilon=1.0, accountant=accountant).fit(X)
@@ -195,10 +260,19 @@ class DPEstimatorMixin:
         """Plan a fit on ``n_samples`` rows and reserve it in the accountant, if any."""
         plan = self._privacy_plan(n_samples)
         # Reserve the planned spend (check and record in one step), so that concurrent fits
-        # sharing the accountant cannot both pass the check; settled in _finish_private_fit.
-        self._reserved_spend = plan
+        # sharing the accountant cannot both pass the check. The reservation is the spend of
+        # record: it is never refunded, whether the fit ends early, fails or completes. An
+        # end chosen by the data (early stopping, a failed private test, an error on a value)
+        # is itself an output, so only the plan, fixed before any value was read, bounds
+        # what the fit released (a smaller charge decided after the fact would need a privacy
+        # filter or odometer argument: Rogers, Roth, Ullman and Vadhan 2016; Feldman and
+        # Zrnic 2021; Lecuyer 2021).
+        # A stale record from an earlier, refused reservation must not stand in for this one
+        # (_finish_private_fit would take it as paid): set it only once the spend is booked.
+        self.__dict__.pop("_reserved_spend", None)
         if self.accountant is not None:
             self.accountant.spend(plan)
+        self._reserved_spend = plan
         return plan
 
     def _noise_rng(self):
@@ -207,46 +281,46 @@ class DPEstimatorMixin:
 
         return check_rng(self.random_state)
 
-    def _finish_private_fit(self, spend, report, n_samples, caveats=()):
+    def _finish_private_fit(self, spend, report, n_samples, caveats=(), *, recorded=None):
         """Set the fitted privacy attributes, record the spend and warn once if needed.
 
         Parameters
         ----------
         spend : PrivacySpend
-            What the fit actually spent (never more than the plan).
+            The guarantee of the fitted model, what ``epsilon_`` and ``delta_`` report: the
+            planned spend of this fit or, for a model trained by several calls
+            (``partial_fit``, ``warm_start``), the composition of all of them. Never less
+            than the plan of each call: a fit that stopped early at a time read from the
+            data (an early-stopping callback, a failed test) released that time too, so it
+            costs its plan (see :meth:`_reserve_plan`).
         report : dict
             Estimator-specific report entries (noise parameters, steps, queries, ...).
         n_samples : int
             Number of private rows, for the ``delta >= 1/n`` check.
-        caveats : sequence of str
-            Reasons the guarantee is weaker than stated (bounds read from the data, ...).
+        caveats : sequence of Caveat
+            Reasons the guarantee is weaker than stated (bounds read from the data, ...),
+            each built by :mod:`skprivate._caveats`. The checks below (fixed seed,
+            ``delta >= 1/n``, ``epsilon > 10``) run on ``spend``, the composed value.
+        recorded : PrivacySpend, default=None
+            What this call adds to the accountant when nothing was reserved before the fit
+            (default: ``spend``). A reservation made by :meth:`_reserve_plan` is the spend
+            of record and is never replaced.
         """
         from .mechanisms import is_reproducible
 
         caveats = list(caveats)
+        for caveat in caveats:
+            if not isinstance(caveat, _caveats.Caveat):  # pragma: no cover - a library bug
+                raise TypeError(
+                    f"{type(self).__name__}: caveat {caveat!r} is not built by "
+                    "skprivate._caveats; every caveat comes from that vocabulary."
+                )
         if is_reproducible(self.random_state):
-            kept = ""
-            if not isinstance(self.random_state, Integral):  # a Generator or RandomState
-                kept = (", and the fitted estimator keeps the generator where the noise "
-                        "ended, from which it can be replayed: whoever gets the saved model "
-                        "knows it")
-            caveats.append(
-                f"random_state={self.random_state!r} fixes the noise: anyone who knows the "
-                f"seed can remove it{kept}, so the guarantee does not hold against them (use "
-                "random_state=None for a release)"
-            )
+            caveats.append(_caveats.seed_fixed(self.random_state))
         if spend.delta > 0 and n_samples and spend.delta >= 1.0 / n_samples:
-            caveats.append(
-                f"delta={spend.delta:.3g} >= 1/n_samples={1.0 / n_samples:.3g}: a mechanism "
-                "that publishes one random row outright meets this delta, so it protects no "
-                "one; use delta well below 1/n_samples (for example 1/(10 n))"
-            )
+            caveats.append(_caveats.delta_protects_no_one(spend.delta, n_samples))
         if spend.epsilon > _WEAK_EPSILON:
-            caveats.append(
-                f"epsilon={spend.epsilon:.4g} > {_WEAK_EPSILON:g}: one row may change the "
-                f"probability of any outcome by a factor of up to e^{spend.epsilon:.4g}, which "
-                "protects little in practice; report it as such, or lower epsilon"
-            )
+            caveats.append(_caveats.epsilon_weak(spend.epsilon))
         self.epsilon_ = float(spend.epsilon)
         self.delta_ = float(spend.delta)
         # Kept with its dp-accounting event so that total_privacy_cost can compose in RDP.
@@ -257,16 +331,23 @@ class DPEstimatorMixin:
             delta=self.delta_,
             neighbouring="add/remove one row",
             unit="one row of X (one person only if each person has one row)",
+            scope=_SCOPE,
         )
         full.update(report)
         full["caveats"] = caveats
         self.privacy_report_ = full
-        if self.accountant is not None:
-            self.accountant._settle(getattr(self, "_reserved_spend", None), spend)
+        reserved = self.__dict__.pop("_reserved_spend", None)
+        if self.accountant is not None and reserved is None:
+            # Nothing was reserved (the fit did not go through _reserve_plan): record now.
+            self.accountant.spend(recorded if recorded is not None else spend)
         if caveats:
+            guarantee = f"(epsilon={self.epsilon_:.4g}, delta={self.delta_:.3g})"
+            if getattr(self, "epsilon", 0.0) is None:  # nothing was stated: say what happened
+                guarantee = f"no epsilon was stated; the privacy guarantee {guarantee}"
+            else:
+                guarantee = f"the privacy guarantee {guarantee} is weaker than stated"
             warnings.warn(
-                f"{type(self).__name__}: the privacy guarantee (epsilon={self.epsilon_:.4g}, "
-                f"delta={self.delta_:.3g}) is weaker than stated: " + "; ".join(caveats) + ".",
+                f"{type(self).__name__}: {guarantee}: " + "; ".join(caveats) + ".",
                 PrivacyLeakWarning,
                 stacklevel=_user_stacklevel(),
             )

@@ -100,7 +100,7 @@ class PrivacyLeakWarning(UserWarning):
     >>> [w.category.__name__ for w in caught]
     ['PrivacyLeakWarning']
     >>> print(caught[0].message)
-    DPLSSGDClassifier: the privacy guarantee (epsilon=0.998..., delta=1e-05) is weaker than ...
+    DPLSSGDClassifier: the privacy guarantee (epsilon=0.99..., delta=1e-05) is weaker than ...
 
     To turn it into an error, for example in a release pipeline:
     ``warnings.simplefilter("error", PrivacyLeakWarning)``.
@@ -113,7 +113,8 @@ class PrivacyTestFailed(ValueError):
     Raised when the noisy test statistic of a propose-test-release mechanism (for example
     the dropout-stability test of :class:`~skprivate.DPDropoutRegressor`) says the data are
     not stable enough for the release to be private. The failed test is itself an output of
-    a private mechanism: its privacy cost has been spent (and recorded in any
+    a private mechanism whose guarantee covers test and release together, so the whole
+    planned spend has been paid (and recorded in any
     :class:`~skprivate.accounting.BudgetAccountant`) even though no model is returned.
     Its message says why the test failed (a rare or constant feature, too few rows) and
     what to change.
@@ -139,8 +140,8 @@ class PrivacyTestFailed(ValueError):
     ... except PrivacyTestFailed as exc:
     ...     print(exc)
     DPDropoutRegressor: the private stability test failed: ...
-    >>> accountant.total()  # the test itself was paid for
-    (0.3, 3e-06)
+    >>> accountant.total()  # test and release are one mechanism: the whole plan is paid
+    (1.0, 1e-05)
     """
 
 

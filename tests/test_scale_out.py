@@ -33,7 +33,8 @@ def test_pate_teachers_on_dask_workers_match_a_single_process(cluster_client):
 
     def fit(n_jobs):
         return PATEClassifier(DecisionTreeClassifier(max_depth=3), n_teachers=12, n_queries=60,
-                              noise_scale=2.0, n_jobs=n_jobs, random_state=0
+                              noise_scale=2.0, epsilon=None, release_data_dependent=True,
+                              n_jobs=n_jobs, random_state=0
                               ).fit(X[:400], y[:400], X_public=X[400:480])
 
     local = fit(1)

@@ -45,6 +45,7 @@ for n_queries in queries:
         aggregator="gnmax",
         noise_scale=20.0,
         n_queries=n_queries,
+        epsilon=None,  # no budget: the queries are set here, and epsilon_ follows from them
         random_state=0,
     ).fit(X, y, X_public=X_public)
     accuracy.append(clf.score(X_eval, y_eval))

@@ -4,22 +4,26 @@ All guarantees are stated for add/remove-one-row neighbouring datasets.
 """
 
 from ._budget import BudgetAccountant, PrivacySpend
+from ._leaks import LeakingStep, leaking_steps
 from ._pate import DEFAULT_PATE_ORDERS, PATEPrivacy, pate_epsilon
 from ._pate_smooth import PATESanitized, gnss_rdp, pate_sanitized_epsilon
 from ._sgm import DEFAULT_RDP_ORDERS, dpsgd_epsilon, dpsgd_event, dpsgd_noise_multiplier
-from ._total import total_privacy_cost
+from ._total import PrivacyCost, total_privacy_cost
 
 __all__ = [
     "DEFAULT_PATE_ORDERS",
     "DEFAULT_RDP_ORDERS",
     "BudgetAccountant",
+    "LeakingStep",
     "PATEPrivacy",
     "PATESanitized",
+    "PrivacyCost",
     "PrivacySpend",
     "dpsgd_epsilon",
     "dpsgd_event",
     "dpsgd_noise_multiplier",
     "gnss_rdp",
+    "leaking_steps",
     "pate_epsilon",
     "pate_sanitized_epsilon",
     "total_privacy_cost",

@@ -109,6 +109,16 @@ class BudgetAccountant:
     All neighbouring relations are add/remove-one row, the relation every skprivate estimator
     states its guarantee in.
 
+    A fit records its *planned* spend, computed from public numbers before it reads any
+    value, and that record is final: nothing is refunded when a fit stops early (an
+    early-stopping callback), fails a private test, or fails on a value of the data. When a
+    fit ends is read from the data, so it is itself released, and only the plan fixed in
+    advance bounds what was released (Dwork and Roth 2014, Thm 3.16, composes the plans). A
+    charge lowered after the fact would be a data-dependent privacy loss, which needs a
+    privacy filter or odometer (Rogers, Roth, Ullman and Vadhan 2016; Feldman and Zrnic
+    2021); this accountant is the simpler filter whose every budget is fixed before its
+    mechanism runs.
+
     Examples
     --------
     >>> from skprivate.accounting import BudgetAccountant, PrivacySpend
@@ -284,25 +294,6 @@ class BudgetAccountant:
         with self._lock:
             self._check_locked(record)
             self._record(record)
-
-    def _settle(self, reserved, actual):
-        """Replace a reservation made before a fit by what the fit actually spent (<= it)."""
-        # A fit that spent exactly its plan needs no rewrite (nor a rebuild of the RDP ledger).
-        if actual is reserved or (actual == reserved and actual.event == reserved.event):
-            return
-        with self._lock:
-            for i, record in enumerate(self.spends):
-                if record is reserved:
-                    break
-            else:  # nothing was reserved (the accountant was given after the fit began)
-                self._record(actual)
-                return
-            self.spends[i] = actual
-            self._rdp_ledger = rdp.RdpAccountant(list(DEFAULT_RDP_ORDERS))
-            with _quiet_dp_accounting():
-                for record in self.spends:
-                    if record.event is not None:
-                        self._rdp_ledger.compose(record.event)
 
     def __repr__(self):
         eps, delta = self.total()

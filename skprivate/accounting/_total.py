@@ -1,40 +1,164 @@
-"""What a model selection run spent, recomputed from the fitted objects."""
+"""What a model selection run or a pipeline spent, recomputed from the fitted objects."""
 
+import dataclasses
 import warnings
 from collections.abc import Mapping
 
-from sklearn.base import clone, is_classifier
+from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.model_selection import check_cv
 
 from ..exceptions import PrivacyLeakWarning
 from ._budget import BudgetAccountant, PrivacySpend
+from ._leaks import leaking_steps
 
-__all__ = ["total_privacy_cost"]
+__all__ = ["PrivacyCost", "total_privacy_cost"]
 
 
-def _dp_parts(estimator):
-    """The differentially private estimators inside ``estimator`` (itself, or Pipeline steps)."""
+def dp_steps(estimator, path=""):
+    """``(path, step)`` of every differentially private step inside ``estimator``.
+
+    Walks Pipelines, ColumnTransformers (fitted ``transformers_`` when present) and
+    FeatureUnions; a DP estimator (a private search included) is one step, covered by its
+    own ``epsilon_``.
+    """
+    if estimator is None or isinstance(estimator, str):
+        return []
     if hasattr(estimator, "_privacy_plan"):
-        return [estimator]
+        return [(path or type(estimator).__name__.lower(), estimator)]
+    join = (lambda name: f"{path}/{name}" if path else name)
     steps = getattr(estimator, "steps", None)
-    if steps is not None:  # a Pipeline: every DP step reads the training rows
-        return [part for _, step in steps for part in _dp_parts(step)]
+    if isinstance(steps, list):  # a Pipeline: every DP step reads the training rows
+        return [p for name, step in steps for p in dp_steps(step, join(name))]
+    if hasattr(estimator, "transformers") and hasattr(estimator, "remainder"):
+        transformers = getattr(estimator, "transformers_", None)
+        if transformers is None:
+            transformers = [*estimator.transformers, ("remainder", estimator.remainder, None)]
+        return [p for name, step, _ in transformers for p in dp_steps(step, join(name))]
+    if hasattr(estimator, "transformer_list"):
+        return [p for name, step in estimator.transformer_list
+                for p in dp_steps(step, join(name))]
     return []
 
 
+def _dp_parts(estimator):
+    """The differentially private estimators inside ``estimator``."""
+    return [step for _, step in dp_steps(estimator)]
+
+
 def _fitted_spends(estimator):
-    parts = _dp_parts(estimator)
-    missing = [type(p).__name__ for p in parts if not hasattr(p, "epsilon_")]
+    parts = dp_steps(estimator)
+    missing = [type(p).__name__ for _, p in parts if not hasattr(p, "epsilon_")]
     if missing:
         raise ValueError(
             f"total_privacy_cost: {', '.join(missing)} is not fitted, so it spent nothing yet; "
             "pass fitted estimators."
         )
-    return [
-        getattr(p, "_privacy_spend_record", None)
-        or PrivacySpend(p.epsilon_, p.delta_, label=type(p).__name__)
-        for p in parts
-    ]
+    spends = []
+    for path, p in parts:
+        spend = getattr(p, "_privacy_spend_record", None) or PrivacySpend(
+            p.epsilon_, p.delta_, label=type(p).__name__
+        )
+        if len(parts) > 1 or "/" in path:  # name the step where a pipeline has several
+            spend = dataclasses.replace(spend, label=path)
+        spends.append(spend)
+    return spends
+
+
+class PrivacyCost(tuple):
+    """The ``(epsilon, delta)`` of :func:`total_privacy_cost`, with how it was obtained.
+
+    It is a pair (``epsilon, delta = cost`` works) that also says how the spends were
+    composed, what basic composition gives, what it adds up, and which steps it does not
+    cover.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        The total.
+    composition : str
+        ``"auto"`` (Renyi DP where the spends carry events, as :class:`BudgetAccountant`
+        does, else basic) or ``"basic"``.
+    basic_epsilon : float
+        The sum of the epsilons (basic composition), always a valid bound too.
+    spends : list of PrivacySpend
+        What was added up, labelled by step.
+    leaks : list of LeakingStep
+        Steps that learned from the rows without a guarantee: the total does not cover
+        them (see :func:`leaking_steps`).
+
+    Examples
+    --------
+    >>> from skprivate.accounting import PrivacyCost
+    >>> cost = PrivacyCost(1.5, 1e-5, composition="basic", basic_epsilon=1.5)
+    >>> epsilon, delta = cost
+    >>> cost
+    PrivacyCost(epsilon=1.5, delta=1e-05, composition='basic')
+    """
+
+    def __new__(cls, epsilon, delta, *, composition, basic_epsilon, spends=(), leaks=()):
+        self = super().__new__(cls, (float(epsilon), float(delta)))
+        self.composition = composition
+        self.basic_epsilon = float(basic_epsilon)
+        self.spends = list(spends)
+        self.leaks = list(leaks)
+        return self
+
+    def __getnewargs_ex__(self):
+        return (tuple(self), {"composition": self.composition,
+                              "basic_epsilon": self.basic_epsilon,
+                              "spends": self.spends, "leaks": self.leaks})
+
+    @property
+    def epsilon(self):
+        return self[0]
+
+    @property
+    def delta(self):
+        return self[1]
+
+    def __repr__(self):
+        text = f"epsilon={self[0]:.6g}, delta={self[1]:.3g}, composition={self.composition!r}"
+        if self.basic_epsilon > self[0] * (1 + 1e-9):
+            text += f" (basic composition: epsilon={self.basic_epsilon:.6g})"
+        if self.leaks:
+            text += f"; NOT covered: {', '.join(repr(s.path) for s in self.leaks)}"
+        return f"PrivacyCost({text})"
+
+    @property
+    def report(self):
+        """A :class:`~skprivate.base.PrivacyReport` of the whole: total, steps, caveats."""
+        from ..base import PrivacyReport
+
+        return PrivacyReport(
+            epsilon=self[0],
+            delta=self[1],
+            composition=self.composition,
+            basic_epsilon=self.basic_epsilon,
+            neighbouring="add/remove one row",
+            steps=[f"{s.label}: epsilon={s.epsilon:.4g}, delta={s.delta:.3g}"
+                   for s in self.spends],
+            caveats=[s.caveat for s in self.leaks],
+        )
+
+
+def _leak_warning(leaks, stacklevel=3):
+    if leaks:
+        warnings.warn(
+            "total_privacy_cost: the total does not cover "
+            + "; ".join(s.caveat for s in leaks) + ".",
+            PrivacyLeakWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def _unique_leaks(estimators):
+    seen, out = set(), []
+    for est in estimators:
+        for step in leaking_steps(est):
+            if step.path not in seen:
+                seen.add(step.path)
+                out.append(step)
+    return out
 
 
 def _search_spends(search, X, y, groups):
@@ -54,17 +178,21 @@ def _search_spends(search, X, y, groups):
             spends.extend(part._privacy_plan(n_train) for part in parts)
     if hasattr(search, "best_estimator_"):  # the refit on all rows
         spends.extend(_fitted_spends(search.best_estimator_))
+    # The search itself is the first leak (its noiseless choice); its candidates' steps follow.
+    leaks = leaking_steps(search)
+    others = [s for s in leaks if s.estimator is not search]
+    more = ("; it also does not cover " + "; ".join(s.caveat for s in others)) if others else ""
     warnings.warn(
         f"total_privacy_cost: {type(search).__name__} chose its best candidate with "
         "validation scores computed on the private data without noise. The total covers "
-        "every fit; the choice itself is not differentially private.",
+        f"every fit; the choice itself is not differentially private{more}.",
         PrivacyLeakWarning,
         stacklevel=3,
     )
-    return spends
+    return spends, leaks
 
 
-def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="basic"):
+def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="auto"):
     """Total ``(epsilon, delta)`` spent by fitted estimators, a search, or ``cross_validate``.
 
     Use it when fits ran where no shared :class:`BudgetAccountant` could follow them, for
@@ -76,8 +204,8 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="basi
     fitted : estimator, list of estimators, fitted search, or dict
         One of:
 
-        - a fitted skprivate estimator, or a Pipeline containing some: its ``epsilon_`` and
-          ``delta_``;
+        - a fitted skprivate estimator, or a Pipeline containing some (inside
+          ColumnTransformers and FeatureUnions too): their ``epsilon_`` and ``delta_``;
         - a list or tuple of such estimators;
         - the dict returned by ``sklearn.model_selection.cross_validate(...,
           return_estimator=True)``;
@@ -89,16 +217,25 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="basi
     X, y, groups : array-like, default=None
         Only for searches: the data the search was fitted on; only their number of rows and
         the split are used.
-    composition : {"basic", "auto"}, default="basic"
-        ``"basic"`` adds epsilons and deltas (the total most reports quote); ``"auto"``
-        composes spends with events in Renyi DP, as :class:`BudgetAccountant` does.
+    composition : {"auto", "basic"}, default="auto"
+        ``"auto"`` composes the spends that carry a ``dp_accounting`` event in Renyi DP
+        and adds the rest, keeping the smaller of that and the plain sum, exactly as
+        :class:`BudgetAccountant` (whose default is also ``"auto"``) does, so the two
+        agree; ``"basic"`` adds epsilons and deltas. The result shows both.
 
     Returns
     -------
-    epsilon : float
-        The total epsilon.
-    delta : float
-        The total delta.
+    cost : PrivacyCost
+        The pair ``(epsilon, delta)`` (unpack it as such), with ``composition``,
+        ``basic_epsilon`` (the plain sum), ``spends`` (labelled by step) and ``leaks``
+        (the steps not covered) as attributes, and a ``report``.
+
+    Warns
+    -----
+    PrivacyLeakWarning
+        When a step learned from the rows without a guarantee (a scikit-learn scaler or
+        encoder in the pipeline, a non-private model) or a search chose its best
+        candidate without noise, naming each step and its data-independent alternative.
 
     Notes
     -----
@@ -106,13 +243,37 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="basi
     choice of the best candidate uses noiseless validation scores on private rows and is not
     covered by this total (a :class:`~skprivate.exceptions.PrivacyLeakWarning` says so).
     Only skprivate's differentially private steps are counted: a non-private step fitted on
-    the private rows (a ``StandardScaler``, say) is outside every guarantee.
+    the private rows (a ``StandardScaler``, say) is outside every guarantee; it is named in
+    ``leaks`` and in the warning (see :func:`leaking_steps`).
+
+    Before version 0.2 the default was ``"basic"``, which could print 9.99 where a
+    ``BudgetAccountant`` printed 3.12 for the same search; both numbers are valid bounds,
+    the smaller is the one to quote.
 
     Examples
     --------
     >>> from skprivate.accounting import BudgetAccountant, total_privacy_cost
     >>> total_privacy_cost([])
-    (0.0, 0.0)
+    PrivacyCost(epsilon=0, delta=0, composition='auto')
+
+    A private scaler and a private classifier: one total, each step named.
+
+    >>> import warnings
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from skprivate.linear_model import DPLSSGDClassifier
+    >>> from skprivate.preprocessing import StandardScaler, make_private_pipeline
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> pipe = make_private_pipeline(
+    ...     StandardScaler(bounds=(0, 4000), random_state=0),
+    ...     DPLSSGDClassifier(random_state=0), epsilon=1.0,
+    ... )
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # the seed caveats: random_state=0
+    ...     cost = total_privacy_cost(pipe.fit(X, y))
+    >>> round(cost.basic_epsilon, 6), cost.epsilon <= 1.0, cost.leaks
+    (1.0, True, [])
+    >>> [spend.label for spend in cost.spends]
+    ['standardscaler', 'dplssgdclassifier']
     """
     if composition not in ("basic", "auto"):
         raise ValueError(
@@ -120,7 +281,7 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="basi
         )
     if hasattr(fitted, "cv_results_") and not hasattr(fitted, "_privacy_plan"):
         # a scikit-learn search; a private search is a DP estimator with its own spend
-        spends = _search_spends(fitted, X, y, groups)
+        spends, leaks = _search_spends(fitted, X, y, groups)
     elif isinstance(fitted, Mapping):
         if "estimator" not in fitted:
             raise ValueError(
@@ -129,17 +290,35 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="basi
                 "their spends, are kept."
             )
         spends = [s for est in fitted["estimator"] for s in _fitted_spends(est)]
+        leaks = _unique_leaks(fitted["estimator"])
+        _leak_warning(leaks)
     elif isinstance(fitted, (list, tuple)):
         spends = [s for est in fitted for s in _fitted_spends(est)]
+        leaks = _unique_leaks(fitted)
+        _leak_warning(leaks)
     else:
         spends = _fitted_spends(fitted)
         if not spends:
+            if hasattr(fitted, "__sklearn_tags__") and (
+                is_classifier(fitted) or is_regressor(fitted)
+            ):  # a model with no spend: GEMSCombiner, a scikit-learn model, a Pipeline of them
+                raise ValueError(
+                    f"total_privacy_cost: {type(fitted).__name__} is not differentially "
+                    "private: it is a model of the rows with no privacy guarantee, so it has "
+                    "no privacy cost to add up. Fit a skprivate differentially private "
+                    "estimator instead."
+                )
             raise ValueError(
                 f"total_privacy_cost: {type(fitted).__name__} is not a skprivate estimator, a "
                 "Pipeline containing one, a list of them, a cross_validate result or a fitted "
                 "search."
             )
+        leaks = leaking_steps(fitted)
+        _leak_warning(leaks)
     ledger = BudgetAccountant(composition=composition)
     for spend in spends:
         ledger._record(spend)
-    return ledger.total()
+    epsilon, delta = ledger.total()
+    basic = sum(s.epsilon for s in spends)
+    return PrivacyCost(epsilon, delta, composition=composition, basic_epsilon=basic,
+                       spends=spends, leaks=leaks)

@@ -95,8 +95,8 @@ class AuditResult:
     >>> from skprivate.audit import audit_scores
     >>> rng = np.random.default_rng(0)
     >>> result = audit_scores(rng.laplace(1.0, 1.0, 50_000), rng.laplace(0.0, 1.0, 50_000))
-    >>> round(result.epsilon_lower_bound, 2), result.event
-    (0.98, "score > 0.9638 (D vs D')")
+    >>> bool(0.9 < result.epsilon_lower_bound <= 1.0), result.event.startswith("score")
+    (True, True)
     >>> result.confidence, result.n_events
     (0.95, 1)
     >>> result.epsilon_lower_bound <= 1.0  # the claim is not refuted

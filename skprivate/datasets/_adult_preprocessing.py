@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.compose import ColumnTransformer
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from ._adult_codebook import (
     CATEGORICAL_FEATURES,
@@ -34,7 +34,9 @@ def _scale_to_public_ranges(X):
     """Map the 5 kept numeric columns to [0, 1] using only the fixed public bounds.
 
     Missing values get the fixed fill values, values outside the bounds are clipped, and
-    the capital amounts are log1p-transformed first. Module-level so that it pickles.
+    the capital amounts are log1p-transformed first. No longer used by
+    :func:`make_adult_preprocessor` (a BoundedScaler does the same); kept so that models
+    saved by earlier versions still load, and as the reference the tests compare with.
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] != len(_SCALED):
@@ -78,6 +80,8 @@ def make_adult_preprocessor(data_independent=True):
     See Also
     --------
     load_adult : Load the Adult data set.
+    skprivate.preprocessing.make_bounded_preprocessor : The same for any table.
+    skprivate.preprocessing.StandardScaler : Private statistics, without a codebook.
     sklearn.preprocessing.OneHotEncoder : The categorical encoder used in both modes.
 
     Notes
@@ -91,7 +95,9 @@ def make_adult_preprocessor(data_independent=True):
       and ``handle_unknown="ignore"``. A missing value (NaN) or a category the codebook
       does not list is encoded as all zeros in that feature's block.
     - Numeric features are imputed, clipped and scaled to [0, 1] by a fixed function
-      (a :class:`~sklearn.preprocessing.FunctionTransformer`): age over [17, 90],
+      (a :class:`~skprivate.preprocessing.BoundedScaler`; the whole transformer is
+      :func:`~skprivate.preprocessing.make_bounded_preprocessor` with the codebook's
+      ranges and categories, the helper to use for other tables): age over [17, 90],
       education-num over [1, 16], hours-per-week over [1, 99], and capital-gain and
       capital-loss as ``log1p`` of the amount over [0, 99999]. Missing values are
       replaced by fixed conventional values (age 40, education-num 9, no capital
@@ -143,14 +149,15 @@ def make_adult_preprocessor(data_independent=True):
             f"{{True, False}}; got {data_independent!r} instead."
         )
     if data_independent:
-        categorical = OneHotEncoder(
-            categories=[list(CATEGORIES[name]) for name in CATEGORICAL_FEATURES],
-            handle_unknown="ignore",
-            sparse_output=False,
-            dtype=np.float64,
-        )
-        numeric = FunctionTransformer(
-            _scale_to_public_ranges, feature_names_out="one-to-one"
+        from ..preprocessing import make_bounded_preprocessor  # the generic helper
+
+        position = FEATURE_NAMES.index
+        return make_bounded_preprocessor(
+            numeric={position(name): NUMERIC_BOUNDS[name] for name in _SCALED},
+            categorical={position(name): list(CATEGORIES[name])
+                         for name in CATEGORICAL_FEATURES},
+            log1p=[position(name) for name in ("capital-gain", "capital-loss")],
+            fill_value={position(name): NUMERIC_FILL[name] for name in _SCALED},
         )
     else:
         categorical = OneHotEncoder(

@@ -82,6 +82,47 @@ no threshold has to be guessed), at the price of ``delta1 + delta2`` instead of
 ``max(delta1, delta2)``. The failure probability of step 2 is checked by Monte Carlo in the
 tests. A failed test releases only ``lambda_noisy``, whose density ratio is at most ``e^eps1``
 everywhere: the accountant is charged ``(eps1, delta1)`` for it.
+
+**Term-by-term audit of the released noise (issue 19).** ``s = sigma(Delta(l), eps2,
+delta2)`` with ``Delta(l) = [B_a (Y + B_a R) + c u R] / (c u l + alpha)``. Each factor
+against what the proof allows:
+
+* *Gaussian calibration*: the analytic Gaussian mechanism is exact, an "if and only if"
+  for one Gaussian release (Balle and Wang 2018, Thm 8); an RDP or zCDP conversion of the
+  same release gives a larger ``sigma`` for every ``(eps2, delta2)``. Nothing to gain.
+* *Test tail*: ``margin = ln(1/(2 delta1))/eps1`` solves ``P(Lap(1/eps1) > margin) =
+  delta1`` exactly (the one-sided Laplace tail, not a two-sided or sub-exponential bound).
+  Nothing to gain.
+* *Sensitivity of Lambda*: 1 (units of ``u``), attained by a row at full scale in the
+  rarest column. Tight.
+* *Gradient of one row*: ``grad h_z / 2 = -x y^T + (x x^T + c diag(x * x)) Theta``, so
+  ``||grad h_z|| / 2 <= B_a Y + ||x x^T + c diag(x * x)||_op R <= B_a Y + (B_a^2 + c u) R``,
+  which is the numerator; for ``x = b (1, ..., 1)`` (``B_a^2 = p b^2``) ``x`` is an
+  eigenvector with eigenvalue ``B_a^2 + c u``, so the operator norm is attained. Tight.
+* *Feature norms*: ``B`` is ``data_norm``, else the norm of the public per-feature bounds
+  (``sqrt(sum_j max(|lower_j|, |upper_j|)^2)``), never ``sqrt(p)`` times the largest; ``u``
+  is the square of the largest coordinate bound, which the dropout term needs
+  (``max_j x_j^2 <= u``). The intercept column ``b`` adds ``b^2`` to ``B^2``.
+* *Strong convexity*: ``c u l + alpha`` from ``Hessian >= 2 (c min_j S_j + alpha)``;
+  crediting ``X^T X`` would need a private test of ``lambda_min`` whose sensitivity is
+  ``B_a^2 + c u`` instead of ``u`` (on Adult mapped to ``2x - 1`` it would credit about
+  ``n - 4000`` rows instead of about ``n - 40``). Not a gain.
+* *Leave-one-out statistic*: the stability step needs only one of ``F_D``, ``F_{D'}``
+  strongly convex, and run on the larger data set (``F_{D'} = F_D + h_z``, monotonicity of
+  ``grad F_{D'}`` and the first-order condition of ``F_D``) it holds with the full column
+  sums ``min_j S_j / u``, also of sensitivity 1. That gains at most one effective row in
+  ``l`` (``max_i x_ij^2 <= u``), against a margin of tens of rows: not taken, to keep the
+  statistic of the paper and of the specification.
+* *Boosting step*: none; the minimiser is exact (``_regression``), so no boosting
+  probability or SGD error enters ``Delta``.
+* *Radius* ``R``: a public choice, not a constant of the proof; the noise is about linear
+  in it (``B_a^2 R`` dominates the numerator). Its default holds the unconstrained
+  minimiser when each feature's mean square is at least ``b^2 / 4``; for features at full
+  scale in every row (``+-1``) ``R = Y / (b sqrt(c))`` already holds it and halves the
+  noise (dropout user guide, "Choosing parameters").
+
+So no constant of the release can be tightened further without a new argument; the one
+new spend, the classifier's private choice, is stated and audited in ``_chance``.
 """
 
 import math

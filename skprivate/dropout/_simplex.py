@@ -118,8 +118,9 @@ def private_argmin_simplex(
     test_fraction : float, default=0.3
         Fraction in (0, 1) of ``epsilon`` spent on the test.
     accountant : BudgetAccountant, default=None
-        If given, ``(epsilon, delta)`` is reserved before ``X`` is read; a failed test is
-        settled at its own cost ``(test_fraction * epsilon, delta)``.
+        If given, ``(epsilon, delta)`` is recorded before ``X`` is read, and that record is
+        final: a failed test costs the whole plan (its outcome is a release, and the PTR
+        guarantee covers test and selection together).
     random_state : None, int or numpy.random.Generator, default=None
         Source of the noise and of the dropout masks. None (use this for a release): seeded
         from the operating system. An int is reproducible and not private.
@@ -194,23 +195,21 @@ def private_argmin_simplex(
     plan = PrivacySpend(float(epsilon), float(delta), label="private_argmin_simplex")
     if accountant is not None:
         accountant.spend(plan)
-    try:
-        X = np.asarray(X)
-        if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-            raise ValueError(
-                "private_argmin_simplex: X must be a 2-D array with at least one row and one "
-                f"column; got shape {shape if shape is not None else X.shape}."
-            )
-        if not np.all((X == 0) | (X == 1)):
-            raise ValueError(
-                "private_argmin_simplex: X must be binary (every value 0 or 1), as in the "
-                "paper's setting; got other values. Binarise the features with a public "
-                "rule (for example a one-hot encoding or a fixed threshold) first."
-            )
-    except ValueError:
-        if accountant is not None:  # nothing was released
-            accountant._settle(plan, PrivacySpend(0.0, 0.0, label=plan.label))
-        raise
+    # From here the reservation stays, even if a value is refused: whether the values are
+    # binary is read from the data, and a charge refunded after reading values would depend
+    # on them (the rule of every skprivate fit; see BudgetAccountant's Notes).
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(
+            "private_argmin_simplex: X must be a 2-D array with at least one row and one "
+            f"column; got shape {shape if shape is not None else X.shape}."
+        )
+    if not np.all((X == 0) | (X == 1)):
+        raise ValueError(
+            "private_argmin_simplex: X must be binary (every value 0 or 1), as in the "
+            "paper's setting; got other values. Binarise the features with a public "
+            "rule (for example a one-hot encoding or a fixed threshold) first."
+        )
     rng = check_rng(random_state)
     n, p = X.shape
     counts = X.sum(axis=0).astype(np.int64)
@@ -219,16 +218,17 @@ def private_argmin_simplex(
     threshold = nu0 + math.log(1.0 / (2.0 * float(delta))) / eps1
     noisy = statistic + int(discrete_laplace_noise(1.0 / eps1, random_state=rng))
     if noisy <= threshold:
-        if accountant is not None:
-            accountant._settle(plan, PrivacySpend(eps1, float(delta), label=plan.label))
+        # The whole plan stays spent: the PTR guarantee covers test and selection together
+        # (the selection given a passed test is not DP on its own), so a failed test does not
+        # refund the selection's share (see DPDropoutRegressor and BudgetAccountant's Notes).
         raise PrivacyTestFailed(
             f"private_argmin_simplex: the private test failed: the noisy smallest feature "
             f"count {noisy} is not above the threshold {threshold:.1f} = nu0 + "
             f"ln(1/(2 delta))/epsilon1 with nu0 = {nu0} (the count every feature needs for "
             f"the dropout perturbation to be ({eps_loc:.3g}, {delta:.3g})-DP). Some feature "
             "is rare or never 1, or there are too few rows: drop or merge rare features, use "
-            "more rows, or raise epsilon or delta. The test's cost (epsilon="
-            f"{eps1:.4g}, delta={float(delta):.3g}) has been spent."
+            "more rows, or raise epsilon or delta. The planned cost (epsilon="
+            f"{float(epsilon):.4g}, delta={float(delta):.3g}) has been spent."
         )
     masks = rng.random((n, p)) < 0.5
     perturbed = np.sum(X.astype(bool) & masks, axis=0)

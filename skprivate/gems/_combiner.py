@@ -10,15 +10,15 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone,
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.neural_network import MLPClassifier
-from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
 
 from ..mechanisms import check_rng
+from ..utils._compat import get_tags
 from ..utils._progress import parallel_progress, progress_counter
-from ..utils._validation import validate_numeric
+from ..utils._validation import explain_non_numeric, validate_numeric
 from ._deep import assemble_network, match_neurons
 from ._fine_tune import fine_tune_linear
 from ._intersection import NoIntersectionError, ball_intersection
@@ -29,6 +29,8 @@ from ._space import (
     _check_epsilon_reachable,
     _is_network,
     _make_party,
+    fit_preprocessing,
+    split_pipeline,
 )
 
 __all__ = ["GEMSCombiner"]
@@ -85,7 +87,10 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         whose module has two ``Linear`` layers with a ReLU, Tanh or Sigmoid between them and
         returns logits (torch is seeded from ``random_state`` before each party's fit).
         None means ``LogisticRegression()``, or ``MLPClassifier(hidden_layer_sizes)`` when
-        ``hidden_layer_sizes`` is given.
+        ``hidden_layer_sizes`` is given. A :class:`~sklearn.pipeline.Pipeline` ending in
+        such a model is accepted when its other steps learn nothing from a party's rows
+        (stateless, or fitted on public data and wrapped in
+        :class:`~sklearn.frozen.FrozenEstimator`): see Notes.
     epsilon : float, default=None
         The good-enough loss threshold; not a privacy budget. Shallow GEMS: the largest
         mean validation loss (log loss for classifiers, squared error for regressors) a
@@ -129,7 +134,8 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
     Attributes
     ----------
     coef_ : ndarray of shape (n_outputs, n_features) or (n_features,)
-        Shallow GEMS: the combined model's coefficients, shaped like the estimator's.
+        Shallow GEMS: the combined model's coefficients, shaped like the estimator's (on
+        the features after ``preprocessing_``, if any).
     intercept_ : ndarray of shape (n_outputs,) or float
         Shallow GEMS: its intercepts.
     coefs_ : list of ndarray
@@ -146,8 +152,11 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         party.
     classes_ : ndarray of shape (n_classes,)
         Class labels (classifiers only).
+    preprocessing_ : Pipeline or None
+        The parties' common preprocessing (a Pipeline estimator's steps before the model),
+        applied to ``X`` before the combined model; None without one.
     n_features_in_ : int
-        Number of features.
+        Number of features (before any preprocessing).
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when all are strings.
     epsilon_ : float
@@ -188,6 +197,17 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
     groups with a common point for more) instead of the paper's pairs or the authors'
     k-means.
 
+    Pipelines: GEMS finds a point in the parties' weight spaces, and weights of different
+    parties are comparable only if they act on the same features. A Pipeline's steps before
+    its model are therefore one map shared by all parties, not a per-party part of each
+    model: each step must be stateless (scikit-learn's ``requires_fit`` tag is False, as for
+    ``FunctionTransformer``) or fitted once on public data and frozen
+    (``make_pipeline(FrozenEstimator(StandardScaler().fit(X_public)), LogisticRegression())``).
+    A step that each party would fit on its own rows, such as a bare ``StandardScaler``, is
+    refused with an error: each party's weights would then live in its own coordinates.
+    :meth:`combine` refuses spaces whose preprocessings differ (steps, parameters or fitted
+    values). The combined model applies the shared map, then the combined weights.
+
     Privacy: no rows leave a party, but the centres are trained weights and the radii depend
     on the validation rows, so a space can reveal information about them. The paper states
     that the privacy cost of sharing the spaces is unknown (Section 3.3). Do not describe a
@@ -212,6 +232,19 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
     >>> gems = GEMSCombiner(random_state=0).fit(X[:450], y[:450], groups[:450])
     >>> gems.n_parties_, bool(gems.score(X[450:], y[450:]) > 0.9)
     (3, True)
+
+    With a preprocessing the parties share, here a scaler fitted on public rows and frozen:
+
+    >>> from sklearn.frozen import FrozenEstimator
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> X_raw, _ = load_breast_cancer(return_X_y=True)
+    >>> scaler = FrozenEstimator(StandardScaler().fit(X_raw[450:]))
+    >>> party_model = make_pipeline(scaler, LogisticRegression())
+    >>> gems = GEMSCombiner(party_model, random_state=0)
+    >>> gems = gems.fit(X_raw[:450], y[:450], groups[:450])
+    >>> gems.coef_.shape, bool(gems.score(X_raw[450:], y[450:]) > 0.9)
+    ((1, 30), True)
     """
 
     _parameter_constraints = {
@@ -302,8 +335,16 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
             The fitted combiner.
         """
         name = type(self).__name__
-        estimator = self._estimator()
-        X, y = validate_numeric(self, X, y, dtype="numeric")
+        preprocessing, estimator = split_pipeline(self._estimator())
+        if preprocessing is None:
+            X, y = validate_numeric(self, X, y, dtype="numeric")
+        else:
+            # Names and width of the raw features; the shared map (nothing in it is learnt
+            # from the rows, see split_pipeline) gives the features the parties train on.
+            validate_data(self, X, reset=True, skip_check_array=True)
+            preprocessing, X = fit_preprocessing(preprocessing, X, y)
+            with explain_non_numeric(name, "the Pipeline's preprocessing must output numbers"):
+                X, y = check_X_y(X, y, dtype="numeric")
         groups = np.asarray(groups)
         if groups.shape != (len(y),):
             raise ValueError(
@@ -350,6 +391,8 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
             for r, seed in zip(rows, seeds)
         )
         members = self._over_parties(tasks, len(parties), "GEMS parties")
+        for member in members:
+            member.preprocessing, member.n_features_in = preprocessing, self.n_features_in_
         losses = np.array([m.models[0]["loss"] for m in members])
         self._log(f"local validation losses {np.round(losses, 4).tolist()}")
         names = self.feature_names_in_ if hasattr(self, "feature_names_in_") else None
@@ -477,12 +520,15 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
                 and s.fit_intercept == first.fit_intercept
                 and (s.classes is None) == (first.classes is None)
                 and (s.classes is None or np.array_equal(s.classes, first.classes))
+                and _same_function(s.preprocessing, first.preprocessing)
             )
             if not same:
                 raise ValueError(
                     f"{name}: space {k} does not fit space 0 ({s!r} vs {first!r}, classes "
-                    f"{s.classes} vs {first.classes}). All parties must train the same kind "
-                    "of model on the same features and classes."
+                    f"{s.classes} vs {first.classes}, preprocessing {s.preprocessing!r} vs "
+                    f"{first.preprocessing!r}). All parties must train the same kind of model "
+                    "on the same features and classes, after the same preprocessing (the same "
+                    "fitted steps: a scaler fitted once and frozen, not one per party)."
                 )
         self.n_features_in_ = first.n_features_in
         if first.feature_names_in is not None:
@@ -501,6 +547,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
                 delattr(self, attr)
         self._loss = first.loss
         self._kind = first.kind
+        self.preprocessing_ = first.preprocessing
         if first.classes is not None:
             self.classes_ = np.asarray(first.classes)
         self.n_parties_ = len(spaces)
@@ -515,7 +562,8 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
                 )
             self.radii_ = np.array([s.radii[i] for s, i in zip(spaces, chosen)])
             self.intersection_margin_ = margin
-            p = first.n_features_in
+            # width of the model's input: the features after any preprocessing
+            p = (first.centers.shape[1] - first.fit_intercept * first.n_outputs) // first.n_outputs
             coef = point[: first.n_outputs * p].reshape(first.n_outputs, p)
             intercept = point[first.n_outputs * p :]
             if not first.fit_intercept:
@@ -537,9 +585,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         if X_public is not None and self.fine_tune:
             if y_public is None:
                 raise ValueError(f"{name}: X_public was given without y_public; pass both.")
-            X_public, y_public = validate_numeric(
-                self, X_public, y_public, reset=False, dtype="numeric"
-            )
+            X_public, y_public = self._model_input(X_public, y_public, dtype="numeric")
             if first.classes is not None:
                 unseen = np.setdiff1d(np.unique(y_public), self.classes_)
                 if unseen.size:
@@ -576,9 +622,21 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
     def _hidden(self, X):
         return _activate(self._activation, X @ self.coefs_[0] + self.intercepts_[0])
 
+    def _model_input(self, X, y="no_validation", dtype=np.float64):
+        """``X`` (and ``y``) checked against fit, through the shared preprocessing if any."""
+        if self.preprocessing_ is None:
+            return validate_numeric(self, X, y, reset=False, dtype=dtype)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        Z = self.preprocessing_.transform(X)
+        with explain_non_numeric(type(self).__name__,
+                                 "the Pipeline's preprocessing must output numbers"):
+            if isinstance(y, str):
+                return check_array(Z, dtype=dtype)
+            return check_X_y(Z, y, dtype=dtype)
+
     def _scores(self, X):
         check_is_fitted(self, "spaces_")
-        X = validate_numeric(self, X, reset=False, dtype=np.float64)
+        X = self._model_input(X)
         if self._kind == "network":
             return self._hidden(X) @ self.coefs_[1] + self.intercepts_[1]
         coef = np.atleast_2d(self.coef_)
@@ -594,6 +652,9 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
             return self.estimator
         return LogisticRegression()
 
+    # A regressor has no decision function (scikit-learn's convention): its scores are
+    # predict's values.
+    @available_if(_is_classifier)
     def decision_function(self, X):
         """Scores of the combined model: log-odds (binary) or per-class logits.
 
@@ -733,3 +794,37 @@ def _no_intersection_message(spaces, parties, epsilon):
 
 def _label(value):
     return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def _same_function(a, b):
+    """Whether two fitted preprocessings are the same map: same steps, parameters, state.
+
+    Compares the objects' attributes recursively (arrays exactly). A function is the same
+    only if it is the same object or the same importable name: two lambdas, or two local
+    functions, cannot be told apart and are refused.
+    """
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(
+            a, b, equal_nan=a.dtype.kind in "fc"
+        )
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same_function(x, z) for x, z in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_function(a[k], b[k]) for k in a)
+    if callable(a) and hasattr(a, "__qualname__"):  # a function or a class
+        name = getattr(a, "__qualname__", "")
+        return (
+            "<" not in name
+            and name == getattr(b, "__qualname__", None)
+            and getattr(a, "__module__", None) == getattr(b, "__module__", None)
+        )
+    if hasattr(a, "__dict__"):
+        return _same_function(vars(a), vars(b))
+    try:
+        return bool(a == b) or (a != a and b != b)  # noqa: PLR0124 - nan equals nan here
+    except (TypeError, ValueError):
+        return False

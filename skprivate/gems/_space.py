@@ -10,8 +10,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import clone, is_classifier, is_regressor
+from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import train_test_split
 from sklearn.neural_network import MLPClassifier
+from sklearn.pipeline import Pipeline
 from sklearn.utils._param_validation import (
     HasMethods,
     Interval,
@@ -23,6 +25,7 @@ from sklearn.utils.validation import check_X_y
 from threadpoolctl import threadpool_limits
 
 from ..mechanisms import check_rng
+from ..utils._compat import get_tags
 from ._radius import (
     default_n_samples,
     linear_scores,
@@ -86,6 +89,13 @@ class GoodEnoughSpace:
         ``out_activation`` and ``neuron_space``.
     fit_intercept : bool
         Whether the linear model has intercepts (part of the ball's vector).
+    preprocessing : Pipeline or None
+        The feature map applied before the model when the estimator was a
+        :class:`~sklearn.pipeline.Pipeline`: its steps before the final one, fitted. The
+        balls live in the space of the model's weights on the transformed features, so every
+        party's map must be the same function; it travels with the space, fitted state
+        included (a frozen scaler's means and scales), so it must hold nothing private.
+        None without preprocessing.
 
     Examples
     --------
@@ -127,6 +137,7 @@ class GoodEnoughSpace:
     n_validation: int = 0
     network: dict = field(default=None)
     fit_intercept: bool = True
+    preprocessing: object = None
 
     def __repr__(self):
         return (
@@ -153,8 +164,63 @@ def _is_network(estimator):
     return isinstance(estimator, MLPClassifier) or is_skorch_net(estimator)
 
 
+def split_pipeline(estimator):
+    """``(preprocessing, model)``: a Pipeline's steps before its final one, and that step.
+
+    GEMS combines weights, and weights of different parties can only be combined when they
+    act on the same features: the feature map before the model must be one function, the
+    same at every party. So each step before the model must learn nothing from a party's
+    rows: ``"passthrough"``, a stateless transformer (scikit-learn's ``requires_fit`` tag is
+    False: ``FunctionTransformer``, ``Normalizer``), or a transformer fitted once elsewhere
+    (on public data) and wrapped in :class:`~sklearn.frozen.FrozenEstimator`. A step that
+    each party would fit on its own rows (a ``StandardScaler``) is refused: the parties'
+    weights would then live in different coordinates, and no point of weight space would
+    be a model of all of them. ``preprocessing`` is None for anything but a Pipeline (or a
+    Pipeline of the model alone).
+    """
+    if not isinstance(estimator, Pipeline):
+        return None, estimator
+    *steps, (last, model) = estimator.steps
+    if model is None or isinstance(model, str):
+        raise TypeError(
+            f"GEMS: the Pipeline's final step {last!r} is {model!r}; it must be the model "
+            "whose weights GEMS combines (a linear model, an MLPClassifier or a skorch "
+            "classifier)."
+        )
+    for name, step in steps:
+        if step is None or isinstance(step, str) or isinstance(step, FrozenEstimator):
+            continue
+        if not get_tags(step).requires_fit:
+            continue
+        kind = type(step).__name__
+        raise ValueError(
+            f"GEMS: the Pipeline step {name!r} ({kind}) would be fitted by each party on "
+            "its own rows, so each party's model would act on differently transformed "
+            "features and their weights could not be combined. Fit it once, on public data, "
+            f"and freeze it: make_pipeline(FrozenEstimator({kind}(...).fit(X_public)), "
+            "model) with sklearn.frozen.FrozenEstimator; or transform X before GEMS with a "
+            "map every party shares."
+        )
+    if not steps:
+        return None, model
+    return Pipeline(steps), model
+
+
+def fit_preprocessing(preprocessing, X, y):
+    """Fit the shared feature map (stateless or frozen: nothing is learnt) and apply it."""
+    if preprocessing is None:
+        return None, X
+    preprocessing = clone(preprocessing).fit(X, y)
+    return preprocessing, preprocessing.transform(X)
+
+
 def _check_estimator(estimator):
     name = type(estimator).__name__
+    if isinstance(estimator, Pipeline):
+        raise TypeError(
+            f"GEMS: a Pipeline's final step must be the model itself; got a nested {name}. "
+            "Flatten it into one Pipeline."
+        )
     if is_skorch_net(estimator):
         return  # its layers are checked once the module exists, after fit
     if _is_network(estimator):
@@ -215,6 +281,9 @@ class _Party:
         else:
             self.y_val = np.asarray(y_val, dtype=float)
         self.models = []  # per initialisation: dict(center(s), directions, loss)
+        # Set by the caller when the estimator was a Pipeline: the shared feature map, and
+        # the number of features before it.
+        self.preprocessing, self.n_features_in = None, None
 
     # --- local training ----------------------------------------------------------------------
     def add_init(self):
@@ -249,6 +318,13 @@ class _Party:
         return True
 
     def _linear_model(self, estimator):
+        if not (hasattr(estimator, "coef_") and hasattr(estimator, "intercept_")):
+            raise TypeError(
+                f"GEMS: {type(estimator).__name__} has no coef_ and intercept_ after fit, so "
+                "it is no linear model whose weights GEMS could combine. Use a linear "
+                "classifier or regressor, an MLPClassifier or a skorch classifier (as the "
+                "final step of a Pipeline, if it needs preprocessing)."
+            )
         coef = np.atleast_2d(np.asarray(estimator.coef_, dtype=float))
         intercept = np.broadcast_to(
             np.asarray(estimator.intercept_, dtype=float), (coef.shape[0],)
@@ -376,13 +452,14 @@ class _Party:
             loss="log_loss" if self.classifier else "squared_error",
             local_loss=np.array([m["loss"] for m in self.models]),
             n_outputs=int(first["n_outputs"]),
-            n_features_in=int(self.X_val.shape[1]),
+            n_features_in=int(self.n_features_in or self.X_val.shape[1]),
             classes=None if self.classes is None else np.asarray(self.classes).copy(),
             feature_names_in=feature_names,
             n_samples=int(first["directions"].shape[1]),
             n_validation=int(self.X_val.shape[0]),
             network=first.get("network"),
             fit_intercept=getattr(self, "fit_intercept", True),
+            preprocessing=self.preprocessing,
         )
 
 
@@ -455,7 +532,11 @@ def good_enough_space(estimator, X, y, epsilon, *, classes=None, n_samples=None,
         :class:`~sklearn.linear_model.LogisticRegression`), a linear regressor (scored by
         squared error), or a classifier network with one hidden layer (deep GEMS): an
         :class:`~sklearn.neural_network.MLPClassifier` or a skorch ``NeuralNetClassifier``
-        whose module has two ``Linear`` layers and returns logits. It is cloned.
+        whose module has two ``Linear`` layers and returns logits. It is cloned. Or a
+        :class:`~sklearn.pipeline.Pipeline` ending in one, whose other steps learn nothing
+        from the party's rows (stateless, or fitted on public data and wrapped in
+        :class:`~sklearn.frozen.FrozenEstimator`); the space then holds that shared
+        preprocessing, and the balls are in the weights on its output features.
     X : array-like of shape (n_samples, n_features)
         The party's rows.
     y : array-like of shape (n_samples,)
@@ -507,6 +588,11 @@ def good_enough_space(estimator, X, y, epsilon, *, classes=None, n_samples=None,
     True
     """
     feature_names = _feature_names(X)
+    preprocessing, estimator = split_pipeline(estimator)
+    n_features_in = None
+    if preprocessing is not None:
+        n_features_in = int(np.shape(X)[1])
+        preprocessing, X = fit_preprocessing(preprocessing, X, y)
     X, y = check_X_y(X, y, dtype=None)
     _check_estimator(estimator)
     if _is_network(estimator) or is_classifier(estimator):
@@ -531,6 +617,7 @@ def good_enough_space(estimator, X, y, epsilon, *, classes=None, n_samples=None,
     seed = _party_seed(random_state)
     party = _make_party(estimator, X, y, classes, n_samples, validation_fraction,
                         neuron_space, seed, n_init)
+    party.preprocessing, party.n_features_in = preprocessing, n_features_in
     if not party.network:
         _check_epsilon_reachable([m["loss"] for m in party.models], epsilon)
     radii = [party.radii(epsilon, i) for i in range(len(party.models))]

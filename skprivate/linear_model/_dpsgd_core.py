@@ -203,11 +203,20 @@ def run_dplssgd(
     noise,
     verbose=0,
     name="DPLSSGD",
+    expected_batch=None,
+    offset=None,
+    row_scale=1.0,
 ):
     """Run ``n_steps`` noisy steps from zero and return ``(coef, intercept)``.
 
     ``noise(sigma, size, rng)`` draws the Gaussian noise (skprivate.mechanisms.gaussian_noise);
-    ``rng`` is the generator both the batches and the noise come from.
+    ``rng`` is the generator both the batches and the noise come from. ``average``: False or
+    None returns the last iterate; True the mean of all iterates; an int ``k`` the mean of the
+    iterates after steps ``k + 1, ..., n_steps`` (a tail average; post-processing).
+
+    ``offset`` (shape ``(n_features,)``, only with ``fit_intercept``) and ``row_scale``: the
+    model is trained on the rows ``(x - offset) / row_scale`` without forming them (a CSR
+    ``X`` stays sparse), and the returned ``(coef, intercept)`` apply to the raw rows.
     """
     n_samples, n_features = X.shape
     K = n_outputs
@@ -218,8 +227,22 @@ def run_dplssgd(
     theta = np.zeros(n_params)
     coef = theta[:n_coef].reshape(K, n_features)
     intercept = theta[n_coef:] if fit_intercept else np.zeros(K)
-    theta_sum = np.zeros(n_params) if average else None
+    if average is None or average is False:
+        average_from = None
+    else:
+        average_from = 0 if average is True else min(int(average), n_steps - 1)
+    theta_sum = np.zeros(n_params) if average_from is not None else None
     sq_norms = squared_row_norms(X)
+    # Training on x' = a x - m (a = 1 / row_scale, m = a offset): x'.W = x.(a W) - m.W, and the
+    # gradient R^T X' = a R^T X - (sum R) m^T, so only the coefficients are transformed.
+    a = 1.0 / float(row_scale)
+    m = None if offset is None else a * np.asarray(offset, dtype=np.float64)
+    if m is not None:
+        sq_norms = np.maximum(
+            a * a * sq_norms - 2 * a * np.asarray(X @ m).ravel() + float(m @ m), 0.0
+        )
+    elif a != 1.0:
+        sq_norms = a * a * sq_norms
     if isinstance(X, np.ndarray):
 
         def rows(idx):
@@ -230,22 +253,34 @@ def run_dplssgd(
     noise_std = noise_multiplier * max_grad_norm
     # Dividing by the expected batch size, a public number, keeps the step data-independent in
     # scale (dividing by the drawn batch size would make the step size itself private).
-    expected_batch = sample_rate * n_samples
+    # A private search passes the expected batch of its run's public planned size instead of
+    # the realised size of the run's random training part (which is private).
+    if expected_batch is None:
+        expected_batch = sample_rate * n_samples
     # Only public quantities are shown (steps done, time): a loss or an accuracy would read
     # the private data outside the privacy guarantee.
     steps = progress(range(n_steps), total=n_steps, desc=f"{name} steps", verbose=verbose)
     for step in steps:
         idx = poisson_batch(rng, n_samples, sample_rate)
+        if m is None and a == 1.0:
+            eff_coef, eff_intercept = coef, intercept
+        else:
+            eff_coef = a * coef
+            eff_intercept = intercept - coef @ m if m is not None else intercept
         grad_coef, grad_intercept = clipped_gradient_sum(
             rows(idx) if len(idx) < n_samples else X,
             y.take(idx),
-            coef,
-            intercept,
+            eff_coef,
+            eff_intercept,
             residual,
             max_grad_norm,
             fit_intercept,
             sq_norms.take(idx),
         )
+        if a != 1.0:
+            grad_coef *= a
+        if m is not None:
+            grad_coef -= np.outer(grad_intercept, m)
         flat = noise(noise_std, n_params, rng)
         flat[:n_coef] += grad_coef.ravel()
         if fit_intercept:
@@ -259,10 +294,12 @@ def run_dplssgd(
         if alpha:
             flat[:n_coef] += alpha * theta[:n_coef]
         theta -= learning_rate * flat
-        if average:
+        if average_from is not None and step >= average_from:
             theta_sum += theta
-    if average:
-        theta = theta_sum / n_steps
+    if average_from is not None:
+        theta = theta_sum / (n_steps - average_from)
     coef = theta[:n_coef].reshape(K, n_features).copy()
     intercept = theta[n_coef:].copy() if fit_intercept else np.zeros(K)
-    return coef, intercept
+    if m is not None:
+        intercept = intercept - coef @ m
+    return a * coef, intercept

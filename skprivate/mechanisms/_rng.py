@@ -2,6 +2,8 @@
 
 Every sampler in :mod:`skprivate.mechanisms` draws from a :class:`numpy.random.Generator`
 obtained through :func:`check_rng`, so that ``random_state`` means the same thing everywhere.
+With ``random_state=None`` that is NumPy's PCG64 seeded from 128 bits of operating-system
+entropy: an unguessable seed, but not a cryptographically secure generator.
 """
 
 from numbers import Integral
@@ -59,10 +61,15 @@ def check_rng(random_state=None):
         Source of randomness for the noise.
 
         - ``None``: a fresh generator seeded from the operating system's entropy.
-          :func:`numpy.random.default_rng` called without a seed asks the operating system
-          for 128 bits of entropy through :class:`numpy.random.SeedSequence`, so nobody can
-          predict the noise. This is the only choice under which the differential-privacy
-          guarantee holds against everyone.
+          :func:`numpy.random.default_rng` called without a seed takes 128 bits from the
+          operating system (Python's :mod:`secrets`) through
+          :class:`numpy.random.SeedSequence` and seeds a :class:`numpy.random.PCG64`
+          generator with them, so the seed cannot be guessed. PCG64 is a statistical
+          generator, not a cryptographically secure one: its state can in principle be
+          recovered from enough of its raw outputs, which a released model does not contain
+          (see the security page of the documentation). This is the only choice under which
+          the differential-privacy guarantee holds against everyone who does not see the
+          generator's outputs.
         - ``int`` (>= 0): ``numpy.random.default_rng(random_state)``, reproducible noise.
           Use it for tests and documentation only: anyone who knows the seed knows the
           noise and can subtract it, so the privacy guarantee does not hold against them.

@@ -7,6 +7,6 @@ release only the best run; the whole search meets one ``(epsilon, delta)`` budge
 leaking".
 """
 
-from ._search import PrivateGridSearchCV, PrivateRandomSearchCV
+from ._search import PrivateGridSearchCV, PrivateRandomSearchCV, RelativeToAuto
 
-__all__ = ["PrivateGridSearchCV", "PrivateRandomSearchCV"]
+__all__ = ["PrivateGridSearchCV", "PrivateRandomSearchCV", "RelativeToAuto"]

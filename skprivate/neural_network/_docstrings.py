@@ -76,9 +76,9 @@ SHARED_PARAMETERS = """
         up to a second each). See :func:`~skprivate.accounting.dpsgd_epsilon`.
 
     accountant : BudgetAccountant, default=None
-        A budget shared by several fits. Each call of ``fit`` or ``partial_fit`` checks its
-        planned spend against it before reading any value of ``X``, and records its own
-        spend when it ends.
+        A budget shared by several fits. Each call of ``fit`` or ``partial_fit`` records its
+        planned spend in it before reading any value of ``X`` (refused if it does not fit),
+        and that record is final: a call stopped early is charged its plan.
 
     random_state : None, int, or numpy.random.Generator, default=None
         Source of the noise and of the batches; within the fit it also seeds torch's
@@ -104,7 +104,8 @@ SHARED_PARAMETERS = """
         skorch callbacks, run after skorch's defaults (epoch timer, validation scores, print
         log; there is no training-loss callback). A callback that reads the training data
         (for example ``EpochScoring(on_train=True)``) publishes a value outside the
-        guarantee.
+        guarantee. A callback that stops training (``EarlyStopping``) chooses when from the
+        data, so the fit costs its plan (``max_epochs`` epochs) however early it stops.
 
     predict_nonlinearity : callable, None or "auto", default="auto"
         Applied to the module's output by ``predict_proba``; see skorch.
@@ -143,14 +144,18 @@ SHARED_ATTRIBUTES = """
         The instantiated optimizer.
 
     history_ : skorch.history.History
-        One entry per epoch with ``epoch``, ``epsilon`` (the epsilon spent once that epoch
-        ended, increasing to ``epsilon_``) and ``dur``; ``valid_*`` entries only with a
-        ``train_split``. Batch entries are empty: per-batch losses and sizes are not kept.
+        One entry per epoch with ``epoch``, ``epsilon`` (the epsilon of the steps run once
+        that epoch ended, increasing to ``epsilon_`` if every planned epoch runs: a progress
+        measure, not the guarantee of a fit stopped early) and ``dur``; ``valid_*``
+        entries only with a ``train_split``. Batch entries are empty: per-batch losses and
+        sizes are not kept.
 {extra_attributes}
     epsilon_ : float
-        The epsilon of the fitted model at ``delta_``: that of this fit (at most ``epsilon``
-        when the noise was calibrated, and within 1 % of it), or, after ``partial_fit`` or a
-        warm-started ``fit``, the composition of every call since the module was initialized.
+        The epsilon of the fitted model at ``delta_``: the planned one of this fit (at most
+        ``epsilon`` when the noise was calibrated, and within 1 % of it), also when a callback
+        stopped training early, or, after ``partial_fit`` or a warm-started ``fit``, the
+        composition of every call's plan since the module was initialized. The fixed-seed,
+        ``delta`` and ``epsilon > 10`` caveats are checked on this composed value.
 
     delta_ : float
         The delta of the guarantee.
@@ -162,7 +167,8 @@ SHARED_ATTRIBUTES = """
         The Poisson sampling rate ``batch_size / n_samples`` of the last call.
 
     n_steps_ : int
-        Number of noisy steps since the module was initialized.
+        Number of noisy steps run since the module was initialized (fewer than planned if a
+        callback stopped training early).
 
     n_iter_ : int
         Number of epochs run since the module was initialized.
@@ -196,10 +202,18 @@ NOTES = """
     preprocessing: scale inputs with bounds known without looking at the data (for example
     ``X / 16`` for 4-bit pixels), not with a scaler fitted on the private rows.
 
+    **Stopping early.** A callback that ends training early (skorch's ``EarlyStopping``
+    raises ``KeyboardInterrupt``) decides when from the data, for example from validation
+    scores of the noisy weights, so the time it stops is itself released. The guarantee is
+    therefore the planned one: ``epsilon_`` and the spend an ``accountant`` records are
+    those of ``max_epochs`` epochs, whatever ran; ``privacy_report_["stopped_early"]`` says
+    how many steps did.
+
     **partial_fit and warm_start.** Each call trains ``max_epochs`` more epochs and spends
-    its own budget, which an ``accountant`` checks before and records after the call;
+    its own planned budget, which an ``accountant`` records before the call;
     ``epsilon_`` is the composition of all calls since the module was initialized, a valid
-    bound whether or not the calls saw the same rows.
+    bound whether or not the calls saw the same rows, and the caveats and the warning of
+    each call are those of that composed value.
 
     **Randomness.** With ``random_state=None`` the noise and the batches come from a
     generator seeded from the operating system, and torch's noise generator (on the
@@ -271,8 +285,10 @@ CLASSIFIER_DOC = """Differentially private neural-network classifier trained by 
     -----
 {notes}
     **Labels.** As in skorch, ``y`` holds the class indices ``0, ..., K - 1`` of the
-    module's ``K`` outputs (int64), and ``predict`` returns those indices. ``classes_`` is
-    read from ``y`` without noise: use labels whose set is public.
+    module's ``K`` outputs (int64), and ``predict`` returns those indices. With
+    ``classes=None`` the set of labels, ``classes_``, is read from ``y`` without noise (a
+    label only one row holds reveals that row), and the report says so in a caveat; pass
+    ``classes`` (known without looking at the data) to avoid it.
 
     **Defaults.** ``lr={lr}``, ``max_epochs={max_epochs}`` and ``batch_size="auto"`` were
     chosen on sklearn's digits (1,347 training rows scaled by ``1 / 16``, a public bound)
@@ -304,7 +320,9 @@ CLASSIFIER_DOC = """Differentially private neural-network classifier trained by 
     ...
     ...     def forward(self, X):
     ...         return self.layers(X)  # logits
-    >>> clf = DPLSSGDNeuralNetClassifier(MLP, epsilon=2.0, random_state=0)
+    >>> clf = DPLSSGDNeuralNetClassifier(  # the ten digits: a public label set
+    ...     MLP, epsilon=2.0, classes=list(range(10)), random_state=0
+    ... )
     >>> clf = clf.fit(X_train, y_train)
     >>> 0.99 * 2.0 <= clf.epsilon_ <= 2.0
     True
@@ -386,7 +404,10 @@ REGRESSOR_DOC = """Differentially private neural-network regressor trained by DP
 
 CLASSES_PARAMETER = """
     classes : array-like or None, default=None
-        skorch's: the class labels to report as ``classes_``; None reads them from ``y``.
+        The class labels, one per output of the module, reported as ``classes_``; ``y``
+        then holds indices into them, and an index outside is refused with an error naming
+        ``classes``. None (skorch's default): read from ``y`` without noise, with a caveat
+        in ``privacy_report_`` and in the fit's :class:`~skprivate.exceptions.PrivacyLeakWarning`.
 """
 
 CLASSES_ATTRIBUTE = """

@@ -31,16 +31,16 @@ from numbers import Integral, Real
 import numpy as np
 import torch
 from sklearn.utils._param_validation import Interval, validate_parameter_constraints
-from sklearn.utils.validation import _check_feature_names
 from skorch import NeuralNetClassifier, NeuralNetRegressor
 from skorch.dataset import get_len, unpack_data
 from skorch.utils import TeeGenerator, is_dataset, to_tensor
-from torch.nn.modules.batchnorm import _BatchNorm
-from torch.nn.modules.instancenorm import _InstanceNorm
 from torch.nn.parameter import UninitializedParameter
 
-from .._dpsgd_plan import DPSGDPlanMixin
+from .. import _caveats
+from .._dpsgd_plan import DPSGDPlanMixin, public_n_samples
 from ..base import DPEstimatorMixin, _n_rows
+from ..utils._compat import check_feature_names as _check_feature_names
+from ..utils._compat import torch_cross_example_norms
 from ..utils._progress import progress_counter
 from ..utils._validation import ENCODE_CATEGORICAL
 from ._accounting import composed_epsilon, runs_event
@@ -244,8 +244,10 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
 
     def initialize(self):
         """Initialize the module, criterion, optimizer and callbacks; forget earlier spends."""
-        # (noise multiplier, sample rate, steps) of every call since this initialization
+        # (noise multiplier, sample rate, planned steps) of every call since this
+        # initialization: what the weights cost
         self._dp_runs_ = []
+        self._dp_steps_ = 0
         self._dp_epochs_ = 0
         return super().initialize()
 
@@ -268,9 +270,10 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
                 f"{name} trains one module (module_); this net has {list(self._modules)}. "
                 "Combine them into one torch.nn.Module."
             )
+        batch_norms, instance_norms = torch_cross_example_norms()
         for path, sub in self.module_.named_modules():
-            mixes = isinstance(sub, _BatchNorm) or (
-                isinstance(sub, _InstanceNorm) and sub.track_running_stats
+            mixes = isinstance(sub, batch_norms) or (
+                isinstance(sub, instance_norms) and sub.track_running_stats
             )
             if mixes:
                 where = f"module_.{path}" if path else "module_"
@@ -437,7 +440,7 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
                 try:
                     self.fit_loop(X, y, **fit_params)
                 except KeyboardInterrupt:
-                    pass  # skorch's way to stop early (EarlyStopping); the spend is what ran
+                    pass  # skorch's way to stop early (EarlyStopping); the spend is the plan
                 self.notify("on_train_end", X=X, y=y)
             finally:
                 del self._dp_run_
@@ -478,7 +481,8 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
             )
         self._materialize_lazy_parameters(dataset_train)
         # The expected batch size is public (rate times the number of training rows).
-        run.divisor = run.plan.sample_rate * len(dataset_train)
+        # (a private search's run divides by its public planned size, not the realised one)
+        run.divisor = run.plan.sample_rate * public_n_samples(self, len(dataset_train))
         on_epoch = {"dataset_train": dataset_train, "dataset_valid": dataset_valid}
         iterator_train = self.get_iterator(dataset_train, training=True)
         iterator_valid = None
@@ -657,20 +661,29 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
     # --- the spend ----------------------------------------------------------------------------
 
     def _epsilon_with(self, run):
+        """Epsilon of the steps run so far (for the history: progress, not the guarantee)."""
+        if not self._dp_runs_ and run.steps == run.plan.n_steps:
+            return run.plan.epsilon  # the plan's own number, so the last entry is epsilon_
         runs = [*self._dp_runs_, (run.plan.noise_multiplier, run.plan.sample_rate, run.steps)]
         return composed_epsilon(runs, float(self.delta), self.accounting)
 
     def _finish_run(self, run, n_samples):
         plan = run.plan
-        this_call = (plan.noise_multiplier, plan.sample_rate, run.steps)
+        # Every call is accounted at its plan, not at the steps that ran. A callback that
+        # stops training early (skorch's EarlyStopping) decides when from the private data
+        # (validation scores of the noisy weights), so the stopping time is itself released;
+        # only the plan, fixed before any value was read, bounds the fit (the reservation in
+        # DPEstimatorMixin._reserve_plan; see BudgetAccountant's Notes).
+        this_call = (plan.noise_multiplier, plan.sample_rate, plan.n_steps)
         self._dp_runs_.append(this_call)
+        self._dp_steps_ += run.steps
         self._dp_epochs_ += run.epochs
         delta = float(self.delta)
-        call_epsilon = composed_epsilon([this_call], delta, self.accounting)
-        call_spend = self._privacy_spend(call_epsilon, delta, event=runs_event([this_call]))
+        # The spend reserved before the fit (the same plan, recomputed if none was reserved).
+        call_spend = getattr(self, "_reserved_spend", None) or self._privacy_plan(n_samples)
         self.noise_multiplier_ = plan.noise_multiplier
         self.sample_rate_ = plan.sample_rate
-        self.n_steps_ = sum(steps for _, _, steps in self._dp_runs_)
+        self.n_steps_ = self._dp_steps_
         self.n_iter_ = self._dp_epochs_
         report = self._dpsgd_report(
             plan,
@@ -679,34 +692,39 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
             epochs=self.n_iter_,
         )
         if run.steps < plan.n_steps:
-            report["stopped_early"] = f"{run.steps} of {plan.n_steps} planned steps ran"
+            report["stopped_early"] = (
+                f"{run.steps} of {plan.n_steps} planned steps ran; epsilon is the planned "
+                "one, because when training stopped was read from the data"
+            )
         caveats = []
         if self.train_split:
-            caveats.append(
-                f"train_split={self.train_split!r} holds out private rows for validation and "
-                "records losses and scores computed on them without noise in history_; those "
-                "rows and scores are not protected (use train_split=None and validate on "
-                "public or separately accounted data)"
-            )
+            caveats.append(_caveats.validation_rows_unprotected(self.train_split))
+        if self._labels_read_from_data():
+            caveats.append(_caveats.labels_from_data(self.classes_))
+        spend = call_spend
         if len(self._dp_runs_) > 1:
+            # The weights depend on every call since initialization: the guarantee, the
+            # warning and the caveats are those of their composition (RDP or PLD over all
+            # runs, _accounting.composed_epsilon); the accountant has recorded each call's
+            # own plan.
             report["calls"] = len(self._dp_runs_)
-            report["epsilon_this_call"] = call_epsilon
-        self._finish_private_fit(call_spend, report, n_samples, caveats)
-        if len(self._dp_runs_) > 1:
-            # The weights depend on every call since initialization: report their composition
-            # (the accountant has recorded each call's own spend).
+            report["epsilon_this_call"] = call_spend.epsilon
             total = composed_epsilon(self._dp_runs_, delta, self.accounting)
-            self.epsilon_ = total
-            self.privacy_report_["epsilon"] = total
-            self._privacy_spend_record = self._privacy_spend(
-                total, delta, event=runs_event(self._dp_runs_)
-            )
+            spend = self._privacy_spend(total, delta, event=runs_event(self._dp_runs_))
+        self._finish_private_fit(spend, report, n_samples, caveats, recorded=call_spend)
+
+    def _labels_read_from_data(self):
+        return False
 
 
 class DPLSSGDNeuralNetClassifier(_DPLSSGDNetMixin, NeuralNetClassifier):
     __doc__ = build_doc(
         CLASSIFIER_DOC, lr=_CLASSIFIER_LR, max_epochs=_DEFAULT_MAX_EPOCHS, classifier=True
     )
+
+    def _labels_read_from_data(self):
+        # skorch publishes classes_ from y when classes=None (classes_inferred_).
+        return self.classes is None and hasattr(self, "classes_inferred_")
 
     def _check_targets(self, y):
         # Labels must be the module's output indices; refuse what would fail inside torch.
@@ -728,6 +746,16 @@ class DPLSSGDNeuralNetClassifier(_DPLSSGDNetMixin, NeuralNetClassifier):
                     "for a continuous target use DPLSSGDNeuralNetRegressor."
                 )
             labels = labels.astype(np.int64)
+        if self.classes is not None:
+            n_classes = len(self.classes)
+            outside = (labels < 0) | (labels >= n_classes)
+            if np.any(outside):
+                raise ValueError(
+                    f"{name}: y holds {labels[outside].ravel()[:3].tolist()}, outside the "
+                    f"class indices 0 .. {n_classes - 1} that classes={list(self.classes)!r} "
+                    "declares (y holds indices into classes). Add the missing classes to "
+                    "classes, or check the labels."
+                )
         if self.classes is None and np.unique(labels).size < 2:
             raise ValueError(
                 f"{name}: y has one class {np.unique(labels).tolist()}; a classifier "

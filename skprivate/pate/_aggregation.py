@@ -24,7 +24,8 @@ def vote_counts(teacher_labels, n_classes):
     Parameters
     ----------
     teacher_labels : ndarray of shape (n_teachers, n_queries)
-        Class indices in ``[0, n_classes)`` predicted by each teacher for each query.
+        Class indices in ``[0, n_classes)`` predicted by each teacher for each query, or -1
+        where a teacher abstains (it received no rows).
     n_classes : int
 
     Returns
@@ -34,7 +35,7 @@ def vote_counts(teacher_labels, n_classes):
     n_teachers, n_queries = teacher_labels.shape
     # one bincount over (query, class) cells instead of a loop over queries or teachers
     cells = np.arange(n_queries)[None, :] * n_classes + teacher_labels
-    counts = np.bincount(cells.ravel(), minlength=n_queries * n_classes)
+    counts = np.bincount(cells[teacher_labels >= 0], minlength=n_queries * n_classes)
     return counts.reshape(n_queries, n_classes).astype(np.int64)
 
 

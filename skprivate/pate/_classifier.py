@@ -1,6 +1,5 @@
 """PATEClassifier: a student trained on noisy labels from an ensemble of teachers."""
 
-import functools
 import warnings
 from numbers import Integral, Real
 
@@ -14,24 +13,18 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..accounting._pate import _check_discrete_noise, _to_epsilon, pate_epsilon
-from ..accounting._pate_smooth import _default_sanitization, gnss_rdp, pate_sanitized_epsilon
-from ..base import DPEstimatorMixin, PrivacyReport
+from .. import _caveats
+from ..accounting._pate import _check_discrete_noise, pate_epsilon
+from ..accounting._pate_smooth import pate_sanitized_epsilon
+from ..base import DPEstimatorMixin, PrivacyReport, _n_rows, _resolve_classes
 from ..utils._progress import parallel_progress
 from ..utils._validation import explain_non_numeric
 from ._aggregation import NO_ANSWER, confident_gnmax, noisy_argmax, vote_counts
+from ._calibration import MECHANISM as _MECHANISM
+from ._calibration import auto_n_teachers, calibrate, plan_epsilon, sanitization
 
 __all__ = ["PATEClassifier"]
 
-# Defaults of the noise, as multiples of the number of teachers where the 2018 paper scales
-# them with the ensemble: its MNIST setting with 250 teachers used threshold 200, threshold
-# noise 150 and GNMax noise 40. LNMax uses the 2017 paper's Laplace scale 20 (gamma = 0.05),
-# the setting of its Adult experiment (Appendix C).
-_LNMAX_SCALE = 20.0
-_GNMAX_SCALE_PER_TEACHER = 40.0 / 250
-_THRESHOLD_PER_TEACHER = 200.0 / 250
-_THRESHOLD_NOISE_PER_TEACHER = 150.0 / 250
-_MECHANISM = {"lnmax": "laplace", "gnmax": "gaussian", "confident_gnmax": "gaussian"}
 _DATA_DEPENDENT_ROW = "epsilon (data-dependent, do not publish)"
 _UNCERTAINTY_ROUNDS = 4
 
@@ -39,6 +32,12 @@ _UNCERTAINTY_ROUNDS = 4
 def _train_and_predict(teacher, X, y, X_query, seed):
     # Runs in a joblib worker: the teacher is trained, asked, and discarded there. Only its
     # labels for the public queries come back; teachers are not private and are never kept.
+    if len(y) == 0:
+        return None  # a teacher without rows abstains (its votes change by 1 if one is added)
+    if len(np.unique(y)) == 1:
+        # A teacher that saw one class votes for it: what any classifier would learn, and
+        # still one teacher's votes, so the analysis is unchanged.
+        return np.repeat(y[:1], _n_rows(X_query))
     if "random_state" in teacher.get_params():
         teacher.set_params(random_state=seed)
     with explain_non_numeric(
@@ -65,29 +64,46 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         partition. None means ``RandomForestClassifier(n_estimators=100)``.
     student : classifier, default=None
         The model trained on the noisy labels. None means a clone of ``teacher``.
-    n_teachers : int, default=250
-        Number of teachers, hence of disjoint partitions of the private rows.
-    aggregator : {"lnmax", "gnmax", "confident_gnmax"}, default="lnmax"
+    n_teachers : int or "auto", default="auto"
+        Number of teachers, hence of disjoint partitions of the private rows. ``"auto"``:
+        1.5 sqrt(n) teachers for n private rows, between 2 and 250 (the number of rows is
+        treated as public). More teachers make the votes stand out from the noise, as long
+        as each still learns something.
+    aggregator : {"lnmax", "gnmax", "confident_gnmax"}, default="gnmax"
         ``"lnmax"``: Laplace noisy max (2017), ``noise_scale`` is the Laplace scale
         ``b = 1/gamma``. ``"gnmax"``: Gaussian noisy max (2018), ``noise_scale`` is sigma.
         ``"confident_gnmax"``: answer only queries whose top count plus Gaussian noise of
         parameter ``threshold_noise_scale`` reaches ``threshold``, then GNMax. The noise is
         the exact discrete Laplace or discrete Gaussian on the integer counts (see Notes).
     noise_scale : float, default=None
-        None means 20 for "lnmax" (the 2017 paper's Adult setting) and ``0.16 * n_teachers``
-        for the Gaussian aggregators (40 for 250 teachers, the 2018 paper's MNIST setting).
+        The noise on the vote counts (Laplace scale for "lnmax", sigma otherwise). None:
+        chosen with ``n_queries`` to meet ``epsilon`` (see Notes, "Calibration"); with
+        ``epsilon=None``, ``0.25 * n_teachers`` (``0.25 / sqrt(2) * n_teachers`` for LNMax).
     threshold : float, default=None
         Confident-GNMax only. None means ``0.8 * n_teachers``.
     threshold_noise_scale : float, default=None
-        Confident-GNMax only. None means ``0.6 * n_teachers``.
-    n_queries : int, default=500
-        Number of public points to ask the teachers about (clipped, with a warning, to the
-        number of public points).
-    epsilon : float, default=None
-        Optional budget. With it, the student asks only as many queries as the
-        data-independent bound allows within ``epsilon``.
+        Confident-GNMax only. None means ``3.75 * noise_scale`` (the 2018 paper's MNIST
+        ratio, 150 / 40).
+    n_queries : int, default=None
+        Most public points to ask the teachers about (clipped, with a warning, to the number
+        of public points). None: chosen with ``noise_scale`` to meet ``epsilon``; with
+        ``epsilon=None``, up to 500. Given with ``noise_scale``, only as many as
+        ``epsilon`` affords are asked.
+    epsilon : float or None, default=1.0
+        The publishable guarantee of everything the fit releases: the noise, the number of
+        queries (and, with ``release_data_dependent``, the sanitised epsilon's release) are
+        chosen so that ``epsilon_ <= epsilon``. A request no choice can meet raises
+        :class:`~skprivate.exceptions.InfeasiblePrivacyError` before any teacher is
+        trained. None sets no budget: the fit uses the parameters as given (or their
+        no-budget defaults) and warns with the epsilon it reached.
     delta : float, default=1e-5
         Target delta.
+    release_data_dependent : bool, default=False
+        Also publish ``epsilon_sanitized_``, the data-dependent epsilon released by smooth
+        sensitivity, and pay for that release in ``epsilon_`` (the calibration accounts for
+        it up front, so fewer queries or more noise remain for the labels). Off by
+        default: at the defaults the released value's noise is about as large as its
+        signal (see the PATE user guide).
     query_strategy : {"random", "uncertainty"}, default="random"
         ``"random"``: a random subset of the public points. ``"uncertainty"`` (2017
         Appendix B.2): train the student on a first quarter of the queries, then ask about the
@@ -108,6 +124,14 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         0 prints nothing; 1 shows a progress bar as the teachers are trained (tqdm when
         installed, else a line every tenth of the way, on stderr).
 
+    classes : array-like of shape (n_classes,), default=None
+        The class labels, known without looking at the data; ``classes_`` is their sorted
+        set (it also sets the number of vote counts the plan is made for), and a private
+        label outside it is an error. None: the labels present in the private ``y`` are read
+        and published as ``classes_``, outside the guarantee (a caveat in
+        ``privacy_report_`` and the fit's :class:`~skprivate.exceptions.PrivacyLeakWarning`
+        say so).
+
     Attributes
     ----------
     student_ : classifier
@@ -116,6 +140,9 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         The labels of the private data (the set of labels is treated as public).
     n_features_in_ : int
         Number of features.
+    n_teachers_ : int
+        Teachers trained (``n_teachers``, its "auto" value, or the number of owners in
+        ``groups``).
     n_queries_ : int
         Queries asked of the ensemble.
     n_answered_ : int
@@ -123,8 +150,9 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     noise_scale_, threshold_, threshold_noise_scale_ : float
         The noise actually used (None where not applicable).
     epsilon_ : float
-        Data-independent epsilon of the queries asked and of the release of
-        ``epsilon_sanitized_``: the guarantee to publish.
+        Data-independent epsilon of the queries asked (and, with
+        ``release_data_dependent``, of the release of ``epsilon_sanitized_``): the guarantee
+        to publish, at most ``epsilon``.
     delta_ : float
         Its delta.
     epsilon_data_dependent_ : float
@@ -132,9 +160,10 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         publishing it leaks information about the private data. It is left out of pickles
         (with its row of ``privacy_report_``): saving a model is how it leaves your machine.
     epsilon_sanitized_ : float
-        The data-dependent epsilon released privately by smooth sensitivity (2018 paper,
-        Section 4 and Appendix C; :func:`skprivate.accounting.pate_sanitized_epsilon`),
-        its own cost included: a publishable estimate, not a worst-case bound.
+        Only with ``release_data_dependent=True``: the data-dependent epsilon released
+        privately by smooth sensitivity (2018 paper, Section 4 and Appendix C;
+        :func:`skprivate.accounting.pate_sanitized_epsilon`), its own cost included in
+        ``epsilon_``: a publishable estimate, not a worst-case bound.
     privacy_report_ : PrivacyReport
         Mechanism, noise, queries and both epsilons.
 
@@ -162,13 +191,34 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     bound the probability of not returning the plurality for the discrete noise
     (``pate_epsilon(..., noise="discrete")``).
 
+    **Calibration.** With ``epsilon`` set, the noise and the number of queries are chosen
+    from public numbers only (``epsilon``, ``delta``, the numbers of private rows, teachers,
+    public points and classes), before any value is read, so an infeasible request raises
+    before any teacher is trained. The data-independent GNMax bound,
+    ``RDP(lambda) = k lambda / sigma^2`` for ``k`` answers (2018, Proposition 8), fixes the
+    load ``k / sigma^2`` that ``epsilon`` affords; the vote margin of ``T`` teachers grows
+    as ``T``, so the noise is set relative to it, ``sigma = 0.4 T``, and the load then gives
+    ``k``. If that is more than the public points, every point is asked and the noise is
+    lowered to fit; if it is fewer than 15 answers per class, the noise is raised (up to
+    ``sigma = T``) to buy them; if even that buys fewer than 5 per class, the request is
+    infeasible. LNMax uses ``b = sigma / sqrt(2)``. Each solve keeps only values whose epsilon
+    was computed and found within the budget, so ``epsilon_ <= epsilon`` always. The rule
+    and its measurements are in :mod:`skprivate.pate._calibration`, in the PATE user guide
+    and in ``benchmarks/pate_adult.py`` and ``benchmarks/pate_small.py``. The number of
+    private rows (for ``n_teachers="auto"``) is treated as public, as elsewhere in the
+    package.
+
     ``epsilon_`` is data-independent and counts every asked query as answered, so it holds
     whatever the teachers voted. ``epsilon_data_dependent_`` (2017 Theorem 3, 2018
     Theorem 6) is usually much smaller but depends on the private votes: do not publish it.
-    ``epsilon_sanitized_`` is that bound at one Renyi order (chosen from public quantities),
-    plus Gaussian noise scaled to a beta-smooth bound on its sensitivity, plus the cost of
-    that release (GNSS, :func:`skprivate.accounting.gnss_rdp`); ``epsilon_`` includes that cost, so
+    With ``release_data_dependent=True``, ``epsilon_sanitized_`` is that bound at one Renyi
+    order (chosen from public quantities), plus Gaussian noise scaled to a beta-smooth bound
+    on its sensitivity, plus the cost of that release (GNSS,
+    :func:`skprivate.accounting.gnss_rdp`); ``epsilon_`` includes that cost, so
     ``epsilon_sanitized_`` may be published beside it.
+
+    Teachers that received rows of one class vote for it; teachers that received none
+    abstain (a row added to one makes it vote: one vote changes, as the analysis allows).
 
     Partitions are drawn uniformly at random, never from the labels: a label-stratified
     split would let one row shift many partitions and void the analysis.
@@ -186,14 +236,18 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> from sklearn.ensemble import RandomForestClassifier
     >>> from skprivate.pate import PATEClassifier
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = PATEClassifier(RandomForestClassifier(n_estimators=10), n_teachers=30,
-    ...                      n_queries=30, noise_scale=10, random_state=0)
+    >>> clf = PATEClassifier(RandomForestClassifier(n_estimators=10), epsilon=2.0,
+    ...                      random_state=0)
     >>> clf = clf.fit(X[:400], y[:400], X_public=X[400:500])
-    >>> bool(clf.score(X[500:], y[500:]) > 0.85), round(clf.epsilon_, 2)
-    (True, 5.33)
+    >>> clf.n_teachers_, clf.n_queries_, round(clf.noise_scale_, 1), round(clf.epsilon_, 2)
+    (30, 30, 16.7, 2.0)
+    >>> bool(clf.score(X[500:], y[500:]) > 0.85)
+    True
 
-    On a data set of 400 rows, 30 teachers see about 13 rows each; PATE pays off with
-    thousands of private rows, where hundreds of teachers agree (see the Adult benchmark).
+    The noise and the number of queries were chosen from ``epsilon``: 400 rows give 30
+    teachers (``n_teachers="auto"``), and epsilon 2 buys 30 answers at a noise of 0.56
+    times the number of teachers. PATE pays off with thousands of private rows, where
+    hundreds of teachers agree (see the Adult benchmark).
     """
 
     _parameter_constraints = {
@@ -201,36 +255,40 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         "epsilon": [Interval(Real, 0, np.inf, closed="neither"), None],
         "teacher": [HasMethods(["fit", "predict"]), None],
         "student": [HasMethods(["fit", "predict"]), None],
-        "n_teachers": [Interval(Integral, 2, None, closed="left")],
+        "n_teachers": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
         "aggregator": [StrOptions({"lnmax", "gnmax", "confident_gnmax"})],
         "noise_scale": [Interval(Real, 0, np.inf, closed="neither"), None],
         "threshold": [Interval(Real, None, None, closed="neither"), None],
         "threshold_noise_scale": [Interval(Real, 0, np.inf, closed="neither"), None],
-        "n_queries": [Interval(Integral, 1, None, closed="left")],
+        "n_queries": [Interval(Integral, 1, None, closed="left"), None],
+        "release_data_dependent": ["boolean"],
         "query_strategy": [StrOptions({"random", "uncertainty"})],
         "semi_supervised": [StrOptions({"self_training", "label_spreading"}), None],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
+        "classes": ["array-like", None],
     }
 
     def __init__(
         self,
         teacher=None,
         student=None,
-        n_teachers=250,
-        aggregator="lnmax",
+        n_teachers="auto",
+        aggregator="gnmax",
         noise_scale=None,
         threshold=None,
         threshold_noise_scale=None,
-        n_queries=500,
-        epsilon=None,
+        n_queries=None,
+        epsilon=1.0,
         delta=1e-5,
+        release_data_dependent=False,
         query_strategy="random",
         semi_supervised=None,
         accountant=None,
         n_jobs=None,
         random_state=None,
         verbose=0,
+        classes=None,
     ):
         self.teacher = teacher
         self.student = student
@@ -242,34 +300,44 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.n_queries = n_queries
         self.epsilon = epsilon
         self.delta = delta
+        self.release_data_dependent = release_data_dependent
         self.query_strategy = query_strategy
         self.semi_supervised = semi_supervised
         self.accountant = accountant
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.classes = classes
 
     # --- the public, data-independent side of a fit ----------------------------------------
-    def _noise(self):
-        """(noise_scale, threshold, threshold_noise_scale) with the documented defaults."""
-        if self.aggregator == "lnmax":
-            scale = _LNMAX_SCALE if self.noise_scale is None else float(self.noise_scale)
-            threshold = sigma1 = None
+    def _make_plan(self, n_private, n_public=None, n_classes=None, n_owners=None):
+        """The fit's :class:`~._calibration.QueryPlan`, from public numbers only.
+
+        Raises :class:`~skprivate.exceptions.InfeasiblePrivacyError` when ``epsilon`` cannot
+        be met, before any value of the data is read.
+        """
+        mechanism = _MECHANISM[self.aggregator]
+        _check_discrete_noise(mechanism, self.noise_scale, self.threshold_noise_scale)
+        if n_owners is not None:
+            n_teachers = n_owners
+        elif self.n_teachers == "auto":
+            n_teachers = auto_n_teachers(n_private)
         else:
-            scale = self.noise_scale
-            if scale is None:
-                scale = _GNMAX_SCALE_PER_TEACHER * self.n_teachers
-            threshold = sigma1 = None
-            if self.aggregator == "confident_gnmax":
-                threshold = self.threshold
-                if threshold is None:
-                    threshold = _THRESHOLD_PER_TEACHER * self.n_teachers
-                sigma1 = self.threshold_noise_scale
-                if sigma1 is None:
-                    sigma1 = _THRESHOLD_NOISE_PER_TEACHER * self.n_teachers
-                threshold, sigma1 = float(threshold), float(sigma1)
-        _check_discrete_noise(_MECHANISM[self.aggregator], scale, sigma1)
-        return float(scale), threshold, sigma1
+            n_teachers = self.n_teachers
+        plan = calibrate(
+            epsilon=self.epsilon, delta=self.delta, aggregator=self.aggregator,
+            n_teachers=n_teachers, n_public=n_public, n_classes=n_classes,
+            noise_scale=self.noise_scale, n_queries=self.n_queries, threshold=self.threshold,
+            threshold_noise_scale=self.threshold_noise_scale,
+            release=self.release_data_dependent, name=type(self).__name__,
+        )
+        _check_discrete_noise(mechanism, plan.noise_scale, plan.threshold_noise_scale)
+        return plan
+
+    def _noise(self):
+        """(noise_scale, threshold, threshold_noise_scale) of this fit's plan."""
+        plan = self._query_plan
+        return plan.noise_scale, plan.threshold, plan.threshold_noise_scale
 
     def _cost(self, votes, answered=None, data_dependent=False):
         scale, threshold, sigma1 = self._noise()
@@ -284,54 +352,55 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             answered=answered,
         )
 
-    def _sanitization(self):
+    def _sanitization(self, n_queries=None):
         """(order, beta, sigma_s) of the sanitised data-dependent epsilon: public choices."""
-        scale, threshold, sigma1 = self._noise()
-        return _cached_sanitization(
-            int(self.n_queries), int(self.n_teachers), _MECHANISM[self.aggregator], scale,
-            float(self.delta), threshold, sigma1,
+        plan = self._query_plan
+        return sanitization(
+            int(plan.n_queries if n_queries is None else n_queries), int(plan.n_teachers),
+            _MECHANISM[self.aggregator], plan.noise_scale, float(self.delta), plan.threshold,
+            plan.threshold_noise_scale,
         )
 
     def _data_independent_epsilon(self, n_queries):
-        """Worst-case epsilon of asking ``n_queries`` and publishing ``epsilon_sanitized_``.
+        """Worst-case epsilon of asking ``n_queries`` under this fit's plan.
 
-        Every asked query is counted as answered, so the bound holds whatever the votes; the
-        sanitised epsilon's release (GNSS, ``gnss_rdp``) is composed in RDP at every
-        order where its bound holds.
+        Every asked query is counted as answered, so the bound holds whatever the votes;
+        with ``release_data_dependent`` the sanitised epsilon's release (GNSS,
+        ``gnss_rdp``) is composed in RDP (:func:`~._calibration.plan_epsilon`).
         """
-        if n_queries == 0:
-            return 0.0
-        placeholder = np.zeros((n_queries, 2), dtype=np.int64)
-        cost = self._cost(placeholder)
-        _, beta, sigma = self._sanitization()
-        release = gnss_rdp(cost.orders, beta, sigma)
-        epsilon, _ = _to_epsilon(
-            cost.orders, cost.rdp_data_independent + release, self.delta, "improved"
+        plan = self._query_plan
+        return plan_epsilon(
+            n_queries, self.aggregator, plan.noise_scale, plan.threshold,
+            plan.threshold_noise_scale, self.delta, plan.n_teachers,
+            self.release_data_dependent,
         )
-        if self.aggregator == "lnmax":
-            # LNMax is pure (2/b)-DP per query: basic composition plus the release's own
-            # (epsilon, delta) (Dwork and Roth 2014, Theorem 3.16), when that is smaller.
-            alone, _ = _to_epsilon(cost.orders, release, self.delta, "improved")
-            epsilon = min(epsilon, n_queries * 2.0 / self._noise()[0] + alone)
-        return float(epsilon)
-
-    def _affordable_queries(self, n_max):
-        """Most queries (<= n_max) whose data-independent epsilon stays within ``epsilon``."""
-        if self.epsilon is None or self._data_independent_epsilon(n_max) <= self.epsilon:
-            return n_max
-        lo, hi = 0, n_max  # cost(lo) <= epsilon < cost(hi)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if self._data_independent_epsilon(mid) <= self.epsilon:
-                lo = mid
-            else:
-                hi = mid
-        return lo
 
     def _privacy_plan(self, n_samples):
-        # PATE's data-independent cost depends on the number of queries, not on n_samples.
-        n = self._affordable_queries(self.n_queries)
-        return self._privacy_spend(self._data_independent_epsilon(n), self.delta)
+        public = getattr(self, "_public_numbers", None)
+        if public is None:
+            # Planned before the public points are known (the private searches): the
+            # calibration never exceeds epsilon, whatever their number.
+            if self.epsilon is not None:
+                return self._privacy_spend(self.epsilon, self.delta)
+            return self._privacy_spend(self._make_plan(n_samples).epsilon, self.delta)
+        self._query_plan = self._make_plan(n_samples, *public)
+        return self._privacy_spend(self._query_plan.epsilon, self.delta)
+
+    def _public_counts(self, X, y, X_public, groups):
+        """(n_private, n_public, n_classes, n_owners) read without any private value.
+
+        The public rows' marker (y == -1), the number of classes (the label set is treated
+        as public) and the number of data owners are public; nothing else is looked at.
+        """
+        y = np.asarray(y)
+        public_rows = (y == -1) if X_public is None else np.zeros(len(y), dtype=bool)
+        n_public = int(public_rows.sum()) if X_public is None else _n_rows(X_public)
+        classes = getattr(self, "classes", None)
+        n_classes = len(classes) if classes is not None else len(np.unique(y[~public_rows]))
+        n_owners = None
+        if groups is not None:
+            n_owners = len(np.unique(np.asarray(groups)[~public_rows]))
+        return int((~public_rows).sum()), n_public, n_classes, n_owners
 
     # --- fit -------------------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=False)
@@ -356,7 +425,41 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self : PATEClassifier
         """
         name = type(self).__name__
-        self._begin_private_fit(X)  # reserves the worst case before any value is read
+        if y is None:
+            # Checked first: the public counts below read the public rows' marker from y.
+            raise ValueError(
+                f"{name} requires y to be passed, but the target y is None. Pass the private "
+                "labels, with -1 for public unlabelled rows of X."
+            )
+        if groups is not None and np.shape(groups) != (_n_rows(X),):
+            raise ValueError(
+                f"{name}: groups must have one entry per row of X ({_n_rows(X)}); got shape "
+                f"{np.shape(groups)}."
+            )
+        # Public numbers only (shapes, the public rows' marker, the label set, the number of
+        # owners): the plan, its accountant reservation and any infeasibility come before
+        # any private value is read and before any teacher is trained.
+        n_private, n_public, n_classes, n_owners = self._public_counts(X, y, X_public, groups)
+        if n_public == 0:
+            raise ValueError(
+                f"{name}: no public points to label. Pass X_public=..., or mark public "
+                "unlabelled rows of X with y == -1."
+            )
+        if n_owners is not None and n_owners < 2:
+            raise ValueError(f"{name}: groups names a single data owner; PATE needs two.")
+        if n_owners is None and self.n_teachers != "auto" and n_private < 2 * self.n_teachers:
+            raise ValueError(
+                f"{name}: {n_private} private rows for n_teachers={self.n_teachers}: a "
+                f"teacher would see {n_private / self.n_teachers:.1f} rows on average. Use "
+                f"n_teachers='auto' (here {auto_n_teachers(n_private)}), at most "
+                f"{max(n_private // 2, 2)} teachers, or more private data."
+            )
+        self._public_numbers = (n_public, n_classes, n_owners)
+        try:
+            self._reserve_plan(n_private)  # calibrates; reserves before any value is read
+        finally:
+            del self._public_numbers
+        plan = self._query_plan
         teacher = self.teacher if self.teacher is not None else RandomForestClassifier(100)
         allow_nan = get_tags(teacher).input_tags.allow_nan
         X, y = validate_data(
@@ -366,91 +469,75 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         public_rows = (y == -1) if X_public is None else np.zeros(len(y), dtype=bool)
         X_private, y_private = X[~public_rows], y[~public_rows]
         if X_public is None:
-            if not public_rows.any():
-                raise ValueError(
-                    f"{name}: no public points to label. Pass X_public=..., or mark public "
-                    "unlabelled rows of X with y == -1."
-                )
             X_public = X[public_rows]
         else:
-            X_public = validate_data(
-                self, X_public, reset=False,
-                ensure_all_finite="allow-nan" if allow_nan else True, dtype=None,
-            )
-        if groups is not None:
-            groups = np.asarray(groups)
-            if groups.shape != (len(y),):
-                raise ValueError(
-                    f"{name}: groups must have one entry per row of X ({len(y)}); got shape "
-                    f"{groups.shape}."
+            try:
+                X_public = validate_data(
+                    self, X_public, reset=False,
+                    ensure_all_finite="allow-nan" if allow_nan else True, dtype=None,
                 )
-            groups = groups[~public_rows]
-        self._noise()  # refuses noise the exact samplers cannot draw, before any teacher trains
-        n_private = len(y_private)
-        if groups is None and n_private < 2 * self.n_teachers:
-            raise ValueError(
-                f"{name}: {n_private} private rows for n_teachers={self.n_teachers}: every "
-                "teacher needs rows of at least two classes. Use n_teachers <= "
-                f"{max(n_private // 2, 2)} or more private data."
-            )
-        self.classes_ = np.unique(y_private)
-        if len(self.classes_) < 2:
-            raise ValueError(f"{name}: the private labels have a single class {self.classes_}.")
+            except ValueError as exc:
+                if "features" not in str(exc):
+                    raise
+                # The usual cause: PATE at the end of a Pipeline, where fit's X went through
+                # the earlier steps and a routed X_public did not.
+                raise ValueError(
+                    f"{name}: X_public must have the columns of X. {exc} If PATE ends a "
+                    "Pipeline, X_public skips the earlier steps: pass the public rows inside "
+                    "X, marked y == -1 (they then go through the same preprocessing), or put "
+                    "the preprocessing in teacher and student (make_pipeline(preprocessor, "
+                    "model)), where it is fitted on each teacher's rows and on the public "
+                    "points."
+                ) from exc
+        if groups is not None:
+            groups = np.asarray(groups)[~public_rows]
+        self.classes_, _, label_caveats = _resolve_classes(name, self.classes, y_private)
 
-        n_public = X_public.shape[0]
-        n_queries = self._affordable_queries(self.n_queries)
-        if n_queries > n_public:
+        if self.n_queries is not None and self.n_queries > n_public:
             warnings.warn(
                 f"{name}: n_queries={self.n_queries} is more than the {n_public} public "
-                f"points; asking {n_public}.",
+                f"points; asking at most {n_public}.",
                 UserWarning,
                 stacklevel=2,
             )
-            n_queries = n_public
         rng = self._noise_rng()
         self._student_seed = rng.integers(np.iinfo(np.int32).max)
-        teacher_labels = self._teacher_labels(teacher, X_private, y_private, groups, X_public, rng)
-        asked, labels = self._ask(teacher_labels, X_public, n_queries, rng)
+        teacher_labels = self._teacher_labels(
+            teacher, X_private, y_private, groups, X_public, plan.n_teachers, rng
+        )
+        asked, labels = self._ask(teacher_labels, X_public, plan.n_queries, rng)
 
         answered = labels != NO_ANSWER
         if len(np.unique(labels[answered])) < 2:
+            budget = "" if self.epsilon is None else f" (what epsilon={self.epsilon:g} buys)"
             raise ValueError(
-                f"{name}: the noisy answers to {len(asked)} queries name fewer than two "
-                "classes, so no student can be trained. Ask more queries (n_queries), lower "
-                "the noise, or lower the Confident-GNMax threshold."
+                f"{name}: the noisy answers to {len(asked)} queries{budget} at "
+                f"noise_scale={plan.noise_scale:.3g} with {plan.n_teachers} teachers name "
+                "fewer than two classes, so no student can be trained. Raise epsilon (more "
+                "answers, less noise), give more private rows (more teachers), or lower the "
+                "Confident-GNMax threshold."
             )
         self.student_ = self._train_student(X_public, asked, labels)
-        self._account(teacher_labels[:, asked], answered, n_private, rng)
+        self._account(teacher_labels[:, asked], answered, n_private, rng, label_caveats)
         return self
 
-    def _teacher_labels(self, teacher, X, y, groups, X_public, rng):
-        """Each teacher's predicted class index for every public point: (n_teachers, n_public)."""
-        name = type(self).__name__
+    def _teacher_labels(self, teacher, X, y, groups, X_public, n_teachers, rng):
+        """Each teacher's class index for every public point, -1 where it abstains.
+
+        Shape (n_teachers, n_public). A teacher that received rows of a single class votes
+        for that class, and one that received none abstains: either way it is still one
+        teacher's votes, which is all the analysis needs.
+        """
         if groups is None:
             # One independent uniform draw per row: adding or removing a row leaves every
-            # other row's teacher unchanged, which is what the analysis needs.
-            owner = rng.integers(self.n_teachers, size=len(y))
-            n_teachers = self.n_teachers
+            # other row's teacher unchanged, which is what the analysis needs. (A split
+            # stratified by label would let one row move others between teachers.)
+            owner = rng.integers(n_teachers, size=len(y))
         else:
             _, owner = np.unique(groups, return_inverse=True)
-            n_teachers = owner.max() + 1
-            if n_teachers < 2:
-                raise ValueError(f"{name}: groups names a single data owner; PATE needs two.")
         order = np.argsort(owner, kind="stable")
         bounds = np.searchsorted(owner[order], np.arange(n_teachers + 1))
         parts = [order[bounds[t] : bounds[t + 1]] for t in range(n_teachers)]
-        # Classes seen by each teacher, from one (teacher, class) histogram.
-        n_classes = len(self.classes_)
-        cells = owner * n_classes + np.searchsorted(self.classes_, y)
-        seen = np.bincount(cells, minlength=n_teachers * n_classes).reshape(n_teachers, -1)
-        single = np.flatnonzero((seen > 0).sum(axis=1) < 2)
-        if single.size:
-            t = int(single[0])
-            raise ValueError(
-                f"{name}: teacher {t} received {len(parts[t])} rows of a single class, so it "
-                f"cannot be trained. Use fewer teachers (n_teachers={self.n_teachers}) or "
-                "groups that each hold at least two classes."
-            )
         # One seed per teacher, drawn before the loop: results do not depend on n_jobs.
         seeds = rng.integers(np.iinfo(np.int32).max, size=n_teachers)
         jobs = (
@@ -459,7 +546,13 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
         predictions = parallel_progress(jobs, n_jobs=self.n_jobs, total=n_teachers,
                                         desc="PATE teachers", verbose=self.verbose)
-        return np.searchsorted(self.classes_, np.asarray(predictions))
+        labels = np.full((n_teachers, X_public.shape[0]), -1, dtype=np.int64)
+        voted = [t for t, p in enumerate(predictions) if p is not None]
+        if voted:
+            labels[voted] = np.searchsorted(
+                self.classes_, np.asarray([predictions[t] for t in voted])
+            )
+        return labels
 
     def _aggregate(self, votes, rng):
         scale, threshold, sigma1 = self._noise()
@@ -526,28 +619,15 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             model = SelfTrainingClassifier(self._new_student())
         return _EncodedStudent(model.fit(X_public, y_all), self.classes_)
 
-    def _account(self, votes_labels, answered, n_private, rng):
+    def _account(self, votes_labels, answered, n_private, rng, caveats=()):
         votes = vote_counts(votes_labels, len(self.classes_))
         cost = self._cost(votes, answered=answered, data_dependent=True)
         scale, threshold, sigma1 = self._noise()
-        order, beta, sigma_s = self._sanitization()
-        sanitized = pate_sanitized_epsilon(
-            votes,
-            mechanism=_MECHANISM[self.aggregator],
-            noise_scale=scale,
-            delta=self.delta,
-            order=order,
-            beta=beta,
-            sigma=sigma_s,
-            n_teachers=votes_labels.shape[0],
-            threshold=threshold,
-            threshold_noise_scale=sigma1,
-            answered=answered if threshold is not None else None,
-            random_state=rng,
-        )
+        plan = self._query_plan
+        # The data-independent bound of the queries asked (and of the sanitised release when
+        # it is on): public, and never above the plan, hence never above epsilon.
         worst_case = self._data_independent_epsilon(votes.shape[0])
-        # The worst-case bound (public) also holds for these votes: never report more.
-        self.epsilon_sanitized_ = float(min(sanitized.epsilon, worst_case))
+        self.n_teachers_ = int(plan.n_teachers)
         self.n_queries_ = int(votes.shape[0])
         self.n_answered_ = int(answered.sum())
         self.noise_scale_, self.threshold_, self.threshold_noise_scale_ = scale, threshold, sigma1
@@ -561,18 +641,49 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             }[self.aggregator],
             "accountant": "RDP over queries (skprivate.accounting.pate_epsilon)",
             "reference": "Papernot et al. ICLR 2017, Sec. 3; Papernot et al. ICLR 2018, Sec. 4",
-            "n_teachers": self.n_teachers,
+            "n_teachers": self.n_teachers_,
             "noise_scale": scale,
+            "noise per teacher": scale / self.n_teachers_,
+            "chosen from epsilon": plan.calibrated,
             "queries asked": self.n_queries_,
             "queries answered": self.n_answered_,
             _DATA_DEPENDENT_ROW: self.epsilon_data_dependent_,
-            "epsilon (data-dependent, sanitised: publishable estimate)": self.epsilon_sanitized_,
-            "sanitisation": f"GNSS at order {order:g}, beta {beta:.3g}, sigma_s {sigma_s:.3g}",
         }
+        if self.release_data_dependent:
+            order, beta, sigma_s = self._sanitization(votes.shape[0])
+            sanitized = pate_sanitized_epsilon(
+                votes,
+                mechanism=_MECHANISM[self.aggregator],
+                noise_scale=scale,
+                delta=self.delta,
+                order=order,
+                beta=beta,
+                sigma=sigma_s,
+                n_teachers=votes_labels.shape[0],
+                threshold=threshold,
+                threshold_noise_scale=sigma1,
+                answered=answered if threshold is not None else None,
+                random_state=rng,
+            )
+            # The worst-case bound (public) also holds for these votes: never report more.
+            self.epsilon_sanitized_ = float(min(sanitized.epsilon, worst_case))
+            report["epsilon (data-dependent, sanitised: publishable estimate)"] = (
+                self.epsilon_sanitized_
+            )
+            report["sanitisation"] = (
+                f"GNSS at order {order:g}, beta {beta:.3g}, sigma_s {sigma_s:.3g}"
+            )
         if threshold is not None:
             report["threshold"] = threshold
             report["threshold_noise_scale"] = sigma1
-        self._finish_private_fit(spend, report, n_private)
+        caveats = list(caveats)
+        if self.epsilon is None:
+            caveats.append(_caveats.no_budget(
+                worst_case, f"the {self.n_queries_} answers at noise_scale={scale:.4g} that "
+                "were asked (the noise and the number of queries were not chosen from a "
+                "budget)",
+            ))
+        self._finish_private_fit(spend, report, n_private, caveats=caveats)
 
     def __getstate__(self):
         # A pickle (pickle, joblib.dump, a process pool's return) is how a model leaves the
@@ -609,14 +720,6 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             self.teacher if self.teacher is not None else RandomForestClassifier()
         ).input_tags.allow_nan
         return tags
-
-
-@functools.lru_cache(maxsize=64)
-def _cached_sanitization(n_queries, n_teachers, mechanism, scale, delta, threshold, sigma1):
-    # a pure function of public parameters, called at every step of the query bisection
-    return _default_sanitization(
-        n_queries, n_teachers, mechanism, scale, delta, threshold, sigma1
-    )
 
 
 class _EncodedStudent:

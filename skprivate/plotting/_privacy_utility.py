@@ -1,6 +1,7 @@
 """Score against epsilon: what a privacy budget costs in accuracy, with its spread."""
 
 import numbers
+import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -24,6 +25,31 @@ def _privacy_prefix(estimator):
         "score cannot be drawn against epsilon. Pass a skprivate estimator, or a Pipeline "
         "whose last step is one; for a score you computed yourself, use from_results."
     )
+
+
+def _privacy_shares(estimator):
+    """``[(prefix, share)]``: every private step's ``set_params`` prefix and its share of
+    the pipeline's total epsilon (its epsilon over the sum), so that the x axis is the
+    total epsilon of the fit, preprocessing included."""
+    from ..accounting._total import dp_steps
+
+    if "epsilon" in estimator.get_params(deep=False) or not hasattr(estimator, "steps"):
+        return [(_privacy_prefix(estimator), 1.0)]
+    parts = [(path.replace("/", "__") + "__", step.epsilon) for path, step in
+             dp_steps(estimator) if "epsilon" in step.get_params(deep=False)]
+    parts = [(prefix, eps) for prefix, eps in parts if _spends(estimator, prefix)]
+    if len(parts) <= 1:
+        return [(_privacy_prefix(estimator), 1.0)]
+    total = sum(eps for _, eps in parts)
+    return [(prefix, eps / total) for prefix, eps in parts]
+
+
+def _spends(estimator, prefix):
+    step = estimator.get_params()[prefix[:-2]]
+    try:
+        return step._privacy_plan(10_000).epsilon > 0
+    except Exception:  # a plan that needs fitted state: assume it spends
+        return True
 
 
 def _fit_and_score(estimator, params, X_train, y_train, X_test, y_test, scoring):
@@ -50,6 +76,9 @@ class PrivacyUtilityDisplay:
         Legend label of the curve.
     score_name : str, default="score"
         Label of the y axis.
+    leaks : list of str, default=()
+        Steps of the estimator that learned from the rows without a guarantee: the x
+        axis's epsilon does not cover them, and the axis label says so.
 
     Attributes
     ----------
@@ -89,7 +118,9 @@ class PrivacyUtilityDisplay:
     [0.71, 0.79, 0.825]
     """
 
-    def __init__(self, epsilons, scores, *, baseline_score=None, name=None, score_name="score"):
+    def __init__(self, epsilons, scores, *, baseline_score=None, name=None, score_name="score",
+                 leaks=()):
+        self.leaks = list(leaks)
         self.epsilons = np.asarray(epsilons, dtype=np.float64)
         self.scores = np.asarray(scores, dtype=np.float64)
         self.baseline_score = baseline_score
@@ -121,6 +152,11 @@ class PrivacyUtilityDisplay:
         ----------
         estimator : estimator
             A skprivate estimator, or a Pipeline whose last step is one (not fitted).
+            When the Pipeline has private preprocessing too
+            (:func:`~skprivate.preprocessing.make_private_pipeline`), each epsilon on the
+            x axis is the total of the fit, split across the private steps in the
+            proportions they have in ``estimator``. Steps that learn from the rows without
+            a guarantee are named in a warning and in the figure.
         X_train, y_train : array-like
             Training data.
         X_test, y_test : array-like
@@ -151,7 +187,8 @@ class PrivacyUtilityDisplay:
         -------
         display : PrivacyUtilityDisplay
         """
-        prefix = _privacy_prefix(estimator)
+        shares = _privacy_shares(estimator)
+        prefix = shares[-1][0]
         grid = np.asarray(epsilons, dtype=np.float64)
         if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)) or (grid <= 0).any():
             raise ValueError(
@@ -168,9 +205,9 @@ class PrivacyUtilityDisplay:
         jobs = []
         for i, eps in enumerate(grid):
             for r in range(n_repeats):
-                params = {f"{prefix}epsilon": float(eps)}
+                params = {f"{p}epsilon": float(eps) * share for p, share in shares}
                 if seeds is not None:
-                    params[f"{prefix}random_state"] = int(seeds[i, r])
+                    params.update({f"{p}random_state": int(seeds[i, r]) for p, _ in shares})
                 jobs.append(params)
         scores = Parallel(n_jobs=n_jobs)(
             delayed(_fit_and_score)(estimator, params, X_train, y_train, X_test, y_test,
@@ -188,8 +225,21 @@ class PrivacyUtilityDisplay:
             score_name = "accuracy" if is_classifier(estimator) else "R^2"
         else:
             score_name = scoring if isinstance(scoring, str) else "score"
+        from ..accounting import leaking_steps
+
+        leaks = [step.path for step in leaking_steps(estimator)]
+        if leaks:
+            from ..exceptions import PrivacyLeakWarning
+
+            warnings.warn(
+                "PrivacyUtilityDisplay: the epsilons drawn do not cover "
+                + "; ".join(step.caveat for step in leaking_steps(estimator)) + ".",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
         display = cls(grid, np.reshape(scores, (grid.size, n_repeats)),
-                      baseline_score=baseline_score, name=name, score_name=score_name)
+                      baseline_score=baseline_score, name=name, score_name=score_name,
+                      leaks=leaks)
         return display.plot(ax=ax) if plot else display
 
     @classmethod
@@ -263,7 +313,11 @@ class PrivacyUtilityDisplay:
             self.baseline_line_ = ax.axhline(self.baseline_score, linestyle="--", color="grey",
                                              label="non-private")
         ax.set_xscale("log")
-        ax.set_xlabel("epsilon (smaller is more private)")
+        xlabel = "epsilon (smaller is more private)"
+        if self.leaks:
+            xlabel += "\nnot covered (learned from the rows, no guarantee): " + ", ".join(
+                self.leaks)
+        ax.set_xlabel(xlabel)
         ax.set_ylabel(self.score_name)
         if label is not None or self.baseline_line_ is not None:
             ax.legend(loc="lower right")

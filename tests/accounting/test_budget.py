@@ -226,16 +226,16 @@ def test_total_privacy_cost_of_a_parallel_grid_search_is_the_true_total():
         )
         expected_eps += sum(est.epsilon_ for est in cv["estimator"])
     with pytest.warns(PrivacyLeakWarning, match="not differentially private"):
-        eps, delta = total_privacy_cost(search, X, y)
+        eps, delta = total_privacy_cost(search, X, y, composition="basic")
     assert eps == pytest.approx(expected_eps, rel=1e-12)
     assert delta == pytest.approx(13 * 1e-5)
 
 
 def test_total_privacy_cost_of_cross_validate_and_lists():
     cv = cross_validate(NoisyMeanRegressor(), X, y, cv=3, return_estimator=True, n_jobs=2)
-    eps, delta = total_privacy_cost(cv)
+    eps, delta = total_privacy_cost(cv, composition="basic")
     assert eps == pytest.approx(sum(e.epsilon_ for e in cv["estimator"]))
-    assert total_privacy_cost(list(cv["estimator"])) == (eps, delta)
+    assert total_privacy_cost(list(cv["estimator"]), composition="basic") == (eps, delta)
     tighter, _ = total_privacy_cost(cv, composition="auto")
     assert tighter < eps
     with pytest.raises(ValueError, match="return_estimator=True"):
@@ -271,3 +271,35 @@ def test_process_parallel_runs_of_real_estimators_are_refused_with_default_error
         else:
             GridSearchCV(est, {"smoothing": [0.0, 1.0]}, cv=2, n_jobs=2).fit(X_bc, y_bc)
     assert acc.spends == []
+
+
+def test_the_reservation_is_the_spend_of_record_and_is_never_refunded():
+    # A fit that ends early (an early-stopping callback, a failed private test) chose when
+    # from the data, so it released that too: the planned spend stays recorded. The old
+    # accountant replaced the reservation by the smaller spend the fit reported (a refund).
+    class StopsEarly(NoisyMeanRegressor):
+        def fit(self, X, y):
+            plan = self._begin_private_fit(X)
+            self.mean_ = 0.0
+            reported = self._privacy_spend(plan.epsilon / 3, plan.delta)  # "what ran"
+            self._finish_private_fit(reported, {}, len(X))
+            return self
+
+    acc = BudgetAccountant()
+    plan = StopsEarly()._privacy_plan(len(X))
+    est = StopsEarly(accountant=acc).fit(X, y)
+    assert acc.spends == [plan] and acc.total()[0] == pytest.approx(plan.epsilon)
+    assert est.epsilon_ < plan.epsilon  # the subclass under-reports; the ledger does not
+    assert not hasattr(acc, "_settle")  # no path that lowers a recorded spend
+
+
+def test_a_fit_with_no_reservation_records_its_spend_when_it_ends():
+    class NoReservation(NoisyMeanRegressor):
+        def fit(self, X, y):
+            self.mean_ = 0.0
+            self._finish_private_fit(self._privacy_plan(len(X)), {}, len(X))
+            return self
+
+    acc = BudgetAccountant()
+    est = NoReservation(accountant=acc).fit(X, y)
+    assert [s.epsilon for s in acc.spends] == [est.epsilon_]

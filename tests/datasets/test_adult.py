@@ -364,3 +364,21 @@ def test_logistic_regression_pipeline_accuracy(train, test):
     model = make_pipeline(make_adult_preprocessor(), LogisticRegression(max_iter=1000))
     model.fit(*train)
     assert model.score(*test) >= 0.84
+
+
+def test_preprocessor_is_the_generic_bounded_one_and_matches_the_codebook_function(test):
+    # make_adult_preprocessor is make_bounded_preprocessor with the codebook: the numeric
+    # block equals the hand-written codebook function, missing and out-of-range values too.
+    from skprivate.accounting import leaking_steps
+    from skprivate.datasets._adult_preprocessing import (
+        _NUMERIC_COLUMNS,
+        _scale_to_public_ranges,
+    )
+
+    X = test[0][:200].copy()
+    X[0, 0], X[1, 10], X[2, 12], X[3, 4] = np.nan, 1e7, -3.0, 40.0  # missing, too large, ...
+    Xt = make_adult_preprocessor().fit_transform(X)
+    np.testing.assert_allclose(Xt[:, -5:], _scale_to_public_ranges(X[:, _NUMERIC_COLUMNS]))
+    assert leaking_steps(make_adult_preprocessor()) == []
+    paths = [s.path for s in leaking_steps(make_adult_preprocessor(data_independent=False))]
+    assert paths == ["categorical", "numeric/simpleimputer", "numeric/standardscaler"]

@@ -363,3 +363,94 @@ def test_retries_with_new_initialisations_before_giving_up(cancer, capsys):
         assert max(len(s.radii) for s in below.spaces_) > 1
     out = capsys.readouterr().out
     assert "attempt 0" in out and "attempt 1" in out
+
+
+# --- Pipelines: a preprocessing every party shares ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def raw_cancer():
+    """Unscaled features; a scaler fitted on the last 100 rows stands for public data."""
+    X, y = load_breast_cancer(return_X_y=True)
+    public = slice(len(y) - 100, None)
+    scaler = StandardScaler().fit(X[public])
+    return X[:-100], y[:-100], np.arange(len(y) - 100) % 3, scaler, X[public], y[public]
+
+
+def test_pipeline_with_a_frozen_scaler_is_gems_on_the_scaled_features(raw_cancer):
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.pipeline import make_pipeline
+
+    X, y, groups, scaler, X_test, y_test = raw_cancer
+    pipe = make_pipeline(FrozenEstimator(scaler), LogisticRegression())
+    gems = GEMSCombiner(pipe, random_state=0).fit(X, y, groups)
+    plain = GEMSCombiner(random_state=0).fit(scaler.transform(X), y, groups)
+    # the same parties, seeds and features: the same model, in the scaled coordinates
+    np.testing.assert_array_equal(gems.coef_, plain.coef_)
+    assert gems.epsilon_ == plain.epsilon_
+    assert gems.n_features_in_ == X.shape[1] and gems.preprocessing_ is not None
+    np.testing.assert_array_equal(gems.predict_proba(X_test),
+                                  plain.predict_proba(scaler.transform(X_test)))
+    assert gems.score(X_test, y_test) > 0.9
+    # fine-tuning data go through the same map
+    tuned = GEMSCombiner(pipe, random_state=0).fit(X, y, groups, X_test[:40], y_test[:40])
+    assert not np.array_equal(tuned.coef_, gems.coef_)
+
+
+def test_pipeline_federated_path_and_mismatched_preprocessing(raw_cancer):
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.pipeline import make_pipeline
+
+    X, y, groups, scaler, X_test, y_test = raw_cancer
+    pipe = make_pipeline(FrozenEstimator(scaler), LogisticRegression())
+    fitted = GEMSCombiner(pipe, random_state=3).fit(X, y, groups)
+    seeds = _party_seeds(3, 3)
+    spaces = [good_enough_space(pipe, X[groups == k], y[groups == k], fitted.epsilon_,
+                                random_state=seeds[k]) for k in range(3)]
+    combined = GEMSCombiner().combine(spaces)
+    np.testing.assert_allclose(combined.coef_, fitted.coef_)
+    assert combined.score(X_test, y_test) > 0.9
+    # one party froze a scaler fitted on other rows: its weights are in other coordinates
+    other = make_pipeline(FrozenEstimator(StandardScaler().fit(X[:50])), LogisticRegression())
+    odd = good_enough_space(other, X[groups == 2], y[groups == 2], fitted.epsilon_,
+                            random_state=seeds[2])
+    with pytest.raises(ValueError, match="same preprocessing"):
+        GEMSCombiner().combine(spaces[:2] + [odd])
+
+
+def test_pipeline_with_a_stateless_step(raw_cancer):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    X, y, groups, _, X_test, y_test = raw_cancer
+    pipe = make_pipeline(FunctionTransformer(np.log1p), LogisticRegression(max_iter=1000))
+    gems = GEMSCombiner(pipe, random_state=0).fit(X, y, groups)
+    plain = GEMSCombiner(LogisticRegression(max_iter=1000), random_state=0).fit(
+        np.log1p(X), y, groups
+    )
+    np.testing.assert_allclose(gems.coef_, plain.coef_)
+    np.testing.assert_array_equal(gems.predict(X_test), plain.predict(np.log1p(X_test)))
+
+
+def test_pipeline_fitted_per_party_is_refused(raw_cancer):
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import make_pipeline
+
+    X, y, groups, *_ = raw_cancer
+    per_party = make_pipeline(StandardScaler(), LogisticRegression())
+    with pytest.raises(ValueError, match=r"'standardscaler' \(StandardScaler\).*FrozenEstimator"):
+        GEMSCombiner(per_party).fit(X, y, groups)
+    with pytest.raises(ValueError, match="FrozenEstimator"):
+        good_enough_space(per_party, X, y, 0.3)
+    with pytest.raises(TypeError, match="no coef_"):
+        GEMSCombiner(RandomForestClassifier(n_estimators=2), epsilon=0.5,
+                     random_state=0).fit(X, y, groups)
+
+
+def test_total_privacy_cost_says_gems_is_not_differentially_private(cancer):
+    from skprivate.accounting import total_privacy_cost
+
+    X, y, groups = cancer
+    gems = GEMSCombiner(epsilon=0.4, random_state=0).fit(X, y, groups)
+    with pytest.raises(ValueError, match="GEMSCombiner is not differentially private"):
+        total_privacy_cost(gems)

@@ -149,3 +149,22 @@ def test_party_errors(cancer):
         good_enough_space(LogisticRegression(), X, y, 1e-6, random_state=0)
     with pytest.raises(ValueError, match="one hidden layer"):
         good_enough_space(MLPClassifier((4, 4)), X, y, 0.1)
+
+
+def test_space_of_a_pipeline_holds_the_shared_preprocessing(cancer):
+    from sklearn.frozen import FrozenEstimator
+    from sklearn.pipeline import make_pipeline
+
+    X, y = cancer
+    raw = X * 10.0 + 3.0  # the fixture is scaled; undo it with a known affine map
+    scaler = StandardScaler().fit(raw[:100])
+    pipe = make_pipeline(FrozenEstimator(scaler), LogisticRegression())
+    space = good_enough_space(pipe, raw, y, 0.3, random_state=0)
+    plain = good_enough_space(LogisticRegression(), scaler.transform(raw), y, 0.3,
+                              random_state=0)
+    np.testing.assert_array_equal(space.centers, plain.centers)
+    np.testing.assert_array_equal(space.radii, plain.radii)
+    assert space.n_features_in == X.shape[1]
+    np.testing.assert_array_equal(space.preprocessing.transform(raw[:5]),
+                                  scaler.transform(raw[:5]))
+    assert plain.preprocessing is None

@@ -109,7 +109,9 @@ def test_candidates_with_different_privacy_plans_use_the_largest(cancer):
     )
     _quiet_fit(search, X, y)
     assert search.epsilon_ <= 1.5
-    n_train = search.privacy_report_["n_train"]
+    # planned on the public expected size of the training part, not its realised size
+    n_train = search.privacy_report_["planned_training_rows"]
+    assert n_train == round(0.8 * len(y))
     z = search.score_noise_ / search.privacy_report_["score_sensitivity"]
     curves = []
     for b in (32, 128):
@@ -135,11 +137,17 @@ def test_works_with_a_pipeline_and_a_regressor():
     def clipped_mae(estimator, X, y):  # terms |clip(pred) - y| with both in [-1, 1]
         return -np.mean(np.abs(np.clip(estimator.predict(X), -1, 1) - y))
 
-    search.set_params(scoring=clipped_mae, score_range=2.0)
+    search.set_params(scoring=clipped_mae, score_range=2.0)  # a width is not enough
+    with pytest.raises(ValueError, match=r"score_range=2.0 is a single number.*\(low, high\)"):
+        _quiet_fit(search, X, y)
+    search.set_params(score_range=(-2.0, 0.0))
     _quiet_fit(search, X, y)
     assert search.epsilon_ <= 3.0
     report = search.privacy_report_
-    assert report["score_sensitivity"] == pytest.approx(2.0 / report["n_validation"])
+    # the noisy sum of terms minus the midpoint -1 moves by at most 1 per row, shown per
+    # expected validation row (0.2 * 400), a public number
+    assert report["score_sensitivity"] == pytest.approx(1.0 / 80)
+    assert -2.0 <= search.best_score_ <= 0.0
     assert search.best_estimator_.steps[-1][1].epsilon == search.per_run_epsilon_
     assert set(search.best_params_) == {"dplssgdregressor__learning_rate"}
     assert search.predict(X).shape == (400,)
@@ -162,8 +170,8 @@ def test_one_privacy_warning_for_a_seed_and_none_without(cancer):
     X, y = cancer
     space = {"learning_rate": [1.0], "max_iter": [3]}
     for random_state, expected in ((0, 1), (None, 0)):
-        search = PrivateGridSearchCV(
-            DPLSSGDClassifier(), space, epsilon=2.0, n_candidates="geometric",
+        search = PrivateGridSearchCV(  # declared classes: no label is read
+            DPLSSGDClassifier(classes=[0, 1]), space, epsilon=2.0, n_candidates="geometric",
             mean_candidates=2, random_state=random_state,
         )
         with warnings.catch_warnings(record=True) as caught:
@@ -348,7 +356,8 @@ def test_calibration_never_overshoots(epsilon, mean, distribution, score_epsilon
     shape = {"poisson": math.inf, "geometric": 1.0, "logarithmic": 0.0}.get(distribution)
     shape = float(distribution) if shape is None else shape
     if shape >= 0:  # dp-accounting supports shape >= 0
-        both = dp_event.ComposedDpEvent([spends[0].event, dp_event.GaussianDpEvent(z)])
+        (_, train), = spends[0]  # one DP step: its (path, planned spend)
+        both = dp_event.ComposedDpEvent([train.event, dp_event.GaussianDpEvent(z)])
         acc = rdp.RdpAccountant(list(ta.ORDERS))
         acc.compose(dp_event.RepeatAndSelectDpEvent(both, mean, shape))
         assert total <= acc.get_epsilon(1e-5) * (1 + 1e-8)

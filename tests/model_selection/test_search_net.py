@@ -38,5 +38,8 @@ def test_search_over_a_skorch_net():
         search.fit(X, y)
     assert search.epsilon_ <= 3.0
     assert search.best_estimator_.epsilon == search.per_run_epsilon_
+    # planned on the public expected training size, not the realised one (issue 15)
+    assert search.best_estimator_.sample_rate_ == 64 / round(0.8 * 600)
+    assert not hasattr(search.best_estimator_, "_public_n_samples")
     assert search.predict(X).shape == (600,)
     assert search.score(X, y) > 0.3

@@ -16,6 +16,7 @@ from scipy.special import logsumexp
 
 from skprivate.accounting import dpsgd_event
 from skprivate.model_selection import _tuning_accounting as ta
+from skprivate.utils._compat import rdp_curve
 
 SHAPES = [("poisson", np.inf), (1.0, 1.0), (0.0, 0.0), (0.5, 0.5), (3.0, 3.0)]
 
@@ -49,9 +50,44 @@ def test_repeat_and_select_matches_dp_accounting(distribution, shape, mean):
     ref_accountant = rdp.RdpAccountant(list(ta.ORDERS))
     ref_accountant.compose(dp_event.RepeatAndSelectDpEvent(event, mean, shape))
     curve = ta.repeat_and_select_rdp(ta.event_rdp(event), distribution, mean)
+    reference = ref_accountant.get_epsilon
+    if distribution == "poisson":
+        # dp-accounting applies Theorem 6 with K = 0 allowed; a released search has K >= 1,
+        # which adds -log(1 - exp(-mean)) / (lambda - 1) to the curve (_poisson_rdp).
+        retry = -math.log(-math.expm1(-mean)) / (ta.ORDERS - 1)
+        conditioned = ta._monotone(rdp_curve(ref_accountant) + retry)
+
+        def reference(delta):
+            return ta.rdp_to_epsilon(conditioned, delta)
+
     for delta in (1e-5, 1e-8):
         ours = ta.rdp_to_epsilon(curve, delta)
-        assert ours == pytest.approx(ref_accountant.get_epsilon(delta), rel=1e-8)
+        assert ours >= ref_accountant.get_epsilon(delta) * (1 - 1e-9)
+        assert ours == pytest.approx(reference(delta), rel=1e-8)
+
+
+@pytest.mark.parametrize(
+    "seed, eps, mean", [(0, 1.0, 1.0), (1, 0.3, 1.2), (2, 3.0, 2.0), (3, 2.0, 0.5)]
+)
+def test_a_poisson_search_released_only_when_it_ran_is_bounded(seed, eps, mean):
+    """The search refuses K = 0 and asks for another fit: the released output is the best of
+    K ~ Poisson(mean) conditioned on K >= 1. Its exact divergence exceeds Theorem 6's bound
+    for small means, and stays within the conditioned bound the search charges."""
+    rng = np.random.default_rng(seed)
+    p, q = _random_pair(rng, m=6, eps=eps)
+    orders = ta.ORDERS
+    base = np.array([max(_renyi(p, q, a), _renyi(q, p, a)) for a in orders])
+    pa, qa = _best_of_k(p, "poisson", mean)[1:], _best_of_k(q, "poisson", mean)[1:]
+    pa, qa = pa / pa.sum(), qa / qa.sum()  # conditioned on K >= 1
+    exact = np.array([max(_renyi(pa, qa, a), _renyi(qa, pa, a)) for a in orders])
+    assert np.all(exact <= ta.repeat_and_select_rdp(base, "poisson", mean) + 1e-9)
+    # Theorem 6 as stated (K = 0 allowed), which the search charged before: exceeded here
+    unconditioned = ta._monotone(np.array([
+        base[i] + mean * ta.rdp_to_delta(base, math.log1p(1 / (a - 1))) + math.log(mean) / (a - 1)
+        for i, a in enumerate(orders)
+    ]))
+    if mean <= 1.0:
+        assert np.any(exact > unconditioned + 1e-9)
 
 
 # --- the exact Renyi divergence of "best of K" for discrete mechanisms -------------------------

@@ -26,8 +26,9 @@ X_test, y_test = X_bc[480:], y_bc[480:]
 
 
 def small(**params):
+    # The mechanics at a fixed configuration (no budget): the 2017 aggregator, explicit noise.
     base = dict(teacher=DecisionTreeClassifier(max_depth=3), n_teachers=10, n_queries=80,
-                noise_scale=2.0, random_state=0)
+                noise_scale=2.0, aggregator="lnmax", epsilon=None, random_state=0)
     return PATEClassifier(**(base | params))
 
 
@@ -61,7 +62,7 @@ def test_aggregating_and_accounting_ten_thousand_queries_of_250_teachers_is_fast
 
 
 def test_student_learns_and_epsilon_is_the_data_independent_bound():
-    clf = small().fit(X_priv, y_priv, X_public=X_pub)
+    clf = small(release_data_dependent=True).fit(X_priv, y_priv, X_public=X_pub)
     assert clf.score(X_test, y_test) > 0.85
     assert clf.n_queries_ == 80 and clf.n_answered_ == 80
     # epsilon_ covers the answers and the release of epsilon_sanitized_ (GNSS): LNMax is
@@ -118,10 +119,11 @@ def test_gaussian_aggregators(aggregator):
         assert clf.privacy_report_["threshold"] == 7.0
 
 
-def test_default_noise_scales_with_the_number_of_teachers():
-    clf = PATEClassifier(aggregator="confident_gnmax", n_teachers=100)
-    assert clf._noise() == (16.0, 80.0, 60.0)
-    assert PATEClassifier()._noise() == (20.0, None, None)
+def test_without_a_budget_the_noise_scales_with_the_number_of_teachers():
+    clf = PATEClassifier(aggregator="confident_gnmax", n_teachers=100, epsilon=None)
+    plan = clf._make_plan(1000, n_public=300, n_classes=2)
+    assert (plan.noise_scale, plan.threshold, plan.threshold_noise_scale) == (40.0, 80.0, 150.0)
+    assert plan.n_queries == 300
 
 
 def test_semi_supervised_convention_and_groups():
@@ -132,7 +134,8 @@ def test_semi_supervised_convention_and_groups():
     groups = np.arange(len(y_priv)) % 5
     by_owner = small().fit(X_priv, y_priv, X_public=X_pub, groups=groups)
     assert by_owner.score(X_test, y_test) > 0.85
-    assert by_owner.privacy_report_["n_teachers"] == 10  # the parameter, unchanged
+    assert by_owner.privacy_report_["n_teachers"] == by_owner.n_teachers_ == 5  # one per owner
+    assert by_owner.n_teachers == 10  # the parameter, unchanged
 
 
 @pytest.mark.parametrize("strategy, semi", [("uncertainty", None), ("random", "self_training"),
@@ -152,7 +155,7 @@ def test_string_labels_and_multiclass():
     X, y = load_digits(return_X_y=True)
     names = np.array(list("abcdefghij"))[y]
     clf = PATEClassifier(RandomForestClassifier(20), n_teachers=10, n_queries=300, noise_scale=1,
-                         random_state=0)
+                         epsilon=None, random_state=0)
     clf.fit(X[:1200], names[:1200], X_public=X[1200:1500])
     assert set(clf.predict(X[1500:])) <= set("abcdefghij")
     assert clf.score(X[1500:], names[1500:]) > 0.75  # 0.77-0.80 over seeds 0-4
@@ -192,9 +195,6 @@ def test_bad_input_gets_clear_errors():
         small(aggregator="max").fit(X_priv, y_priv, X_public=X_pub)
     with pytest.warns(UserWarning, match="more than the 100 public points"):
         small(n_queries=500).fit(X_priv, y_priv, X_public=X_pub)
-    y_sorted = np.sort(y_priv)  # groups of consecutive rows: the first owner has one class
-    with pytest.raises(ValueError, match="single class"):
-        small().fit(X_priv, y_sorted, X_public=X_pub, groups=np.arange(len(y_priv)) // 38)
     X_nan = X_priv.copy()
     X_nan[3, 2] = np.nan
     with pytest.raises(ValueError, match="NaN"):
@@ -225,6 +225,166 @@ def test_skorch_networks_as_teachers_and_student():
     X, y = load_digits(return_X_y=True)
     X = X / 16.0  # the public pixel bound
     clf = PATEClassifier(net(), net(), n_teachers=5, n_queries=250, noise_scale=0.5,
-                         random_state=0)
+                         epsilon=None, random_state=0)
     clf.fit(X[:1200], y[:1200], X_public=X[1200:1500])
     assert clf.score(X[1500:], y[1500:]) > 0.8
+
+
+# --- calibration from epsilon (issue 17) ---------------------------------------------------
+from skprivate.exceptions import InfeasiblePrivacyError  # noqa: E402
+from skprivate.pate import _calibration  # noqa: E402
+from skprivate.pate._classifier import _train_and_predict  # noqa: E402
+
+
+@pytest.mark.parametrize("aggregator", ["gnmax", "lnmax", "confident_gnmax"])
+@pytest.mark.parametrize("release", [False, True])
+def test_calibration_never_overshoots_and_uses_the_budget(aggregator, release):
+    # The plan's epsilon is recomputed here independently (pate_epsilon on the plan's own
+    # numbers, plus the GNSS release by dp-accounting where it is on): never above the
+    # target, and within 1% of it unless every public point was affordable.
+    from dp_accounting import rdp as dp_rdp
+
+    from skprivate.accounting import gnss_rdp
+
+    for epsilon, n_teachers, n_public in [(0.5, 250, 500), (1.0, 250, 500), (2.0, 34, 114),
+                                          (4.0, 100, 3000), (1.0, 120, 60)]:
+        try:
+            plan = _calibration.calibrate(
+                epsilon=epsilon, delta=1e-5, aggregator=aggregator, n_teachers=n_teachers,
+                n_public=n_public, n_classes=2, noise_scale=None, n_queries=None,
+                threshold=None, threshold_noise_scale=None, release=release,
+            )
+        except InfeasiblePrivacyError:
+            # publishing the sanitised epsilon alone costs about 1.2 with 250 teachers
+            assert release and epsilon <= 1.0
+            continue
+        mechanism = "laplace" if aggregator == "lnmax" else "gaussian"
+        answers = pate_epsilon(
+            np.zeros((plan.n_queries, 2), dtype=int), mechanism=mechanism,
+            noise_scale=plan.noise_scale, delta=1e-5, data_dependent=False,
+            threshold=plan.threshold, threshold_noise_scale=plan.threshold_noise_scale,
+        )
+        independent = answers.epsilon_data_independent
+        if release:
+            order_beta_sigma = _calibration.sanitization(
+                plan.n_queries, n_teachers, mechanism, plan.noise_scale, 1e-5, plan.threshold,
+                plan.threshold_noise_scale)
+            orders = answers.orders
+            total = answers.rdp_data_independent + gnss_rdp(orders, *order_beta_sigma[1:])
+            with_release, _ = dp_rdp.compute_epsilon(orders, total, 1e-5)
+            if mechanism == "laplace":
+                alone, _ = dp_rdp.compute_epsilon(orders, gnss_rdp(orders, *order_beta_sigma[1:]),
+                                                  1e-5)
+                with_release = min(with_release, plan.n_queries * 2 / plan.noise_scale + alone)
+            independent = with_release
+        assert plan.epsilon == pytest.approx(independent, rel=1e-9)
+        assert plan.epsilon <= epsilon
+        if plan.n_queries < n_public or plan.noise_scale < 0.25 * n_teachers:
+            assert plan.epsilon >= 0.95 * epsilon  # the budget is used (to one query), not wasted
+
+
+def test_the_noise_is_relative_to_the_number_of_teachers():
+    plans = [_calibration.calibrate(
+        epsilon=1.0, delta=1e-5, aggregator="gnmax", n_teachers=t, n_public=10**6, n_classes=2,
+        noise_scale=None, n_queries=None, threshold=None, threshold_noise_scale=None,
+        release=False) for t in (250, 500)]
+    assert [p.noise_scale for p in plans] == [100.0, 200.0]
+    assert 3.9 < plans[1].n_queries / plans[0].n_queries < 4.1  # k = L sigma^2
+
+
+def test_default_fit_honours_epsilon_on_small_data():
+    # Before issue 17, PATEClassifier() had no budget (epsilon_ 12.4) and failed outright on
+    # a few hundred rows ("341 private rows for n_teachers=250").
+    scores = []
+    for seed in range(3):
+        clf = PATEClassifier(RandomForestClassifier(10), epsilon=2.0,
+                             random_state=seed).fit(X_priv, y_priv, X_public=X_pub)
+        assert clf.epsilon_ <= 2.0 and clf.epsilon_ > 1.9
+        assert clf.n_teachers_ == 29  # "auto": 1.5 sqrt(380)
+        assert not hasattr(clf, "epsilon_sanitized_")  # not released unless asked
+        scores.append(clf.score(X_test, y_test))
+    assert np.mean(scores) > 0.8  # majority class 0.63; 0.86 (0.78 to 0.92) on 30 answers
+
+
+def test_an_infeasible_request_fails_fast_before_any_teacher_trains():
+    class Refuses(DecisionTreeClassifier):
+        def fit(self, X, y):
+            raise AssertionError("a teacher was trained")
+
+    clf = PATEClassifier(Refuses(), epsilon=0.2)
+    start = time.perf_counter()
+    with pytest.raises(InfeasiblePrivacyError, match="affords at most .* answers? with 29 "
+                                                     "teachers.*Raise epsilon"):
+        clf.fit(X_priv, y_priv, X_public=X_pub)
+    assert time.perf_counter() - start < 1.0
+    with pytest.raises(InfeasiblePrivacyError, match="affords no query at noise_scale=2"):
+        PATEClassifier(Refuses(), noise_scale=2.0).fit(X_priv, y_priv, X_public=X_pub)
+
+
+def test_explicit_settings_override_the_calibration():
+    clf = PATEClassifier(DecisionTreeClassifier(max_depth=3), n_teachers=20, noise_scale=20.0,
+                         epsilon=2.0, random_state=0).fit(X_priv, y_priv, X_public=X_pub)
+    assert clf.noise_scale_ == 20.0 and clf.epsilon_ <= 2.0
+    assert clf._data_independent_epsilon(clf.n_queries_ + 1) > 2.0  # as many as affordable
+    clf = PATEClassifier(DecisionTreeClassifier(max_depth=3), n_teachers=20, n_queries=30,
+                         epsilon=2.0, random_state=0).fit(X_priv, y_priv, X_public=X_pub)
+    assert clf.n_queries_ == 30 and 1.99 < clf.epsilon_ <= 2.0
+
+
+def test_release_of_the_data_dependent_epsilon_is_paid_only_when_on():
+    params = dict(n_teachers=20, n_queries=50, noise_scale=10.0, aggregator="gnmax",
+                  epsilon=None)
+    off = small(**params).fit(X_priv, y_priv, X_public=X_pub)
+    on = small(release_data_dependent=True, **params).fit(X_priv, y_priv, X_public=X_pub)
+    assert not hasattr(off, "epsilon_sanitized_")
+    assert off.epsilon_ == pytest.approx(pate_epsilon(
+        np.zeros((50, 2), dtype=int), mechanism="gaussian", noise_scale=10.0, delta=1e-5,
+        data_dependent=False).epsilon_data_independent)
+    assert on.epsilon_ > off.epsilon_ and 0 < on.epsilon_sanitized_ <= on.epsilon_
+    budget = small(release_data_dependent=True, n_teachers=20, noise_scale=None,
+                   n_queries=None, aggregator="gnmax", epsilon=3.0)
+    assert budget.fit(X_priv, y_priv, X_public=X_pub).epsilon_ <= 3.0
+
+
+def test_without_epsilon_the_warning_says_what_happened():
+    with pytest.warns(PrivacyLeakWarning) as caught:
+        small(random_state=None).fit(X_priv, y_priv, X_public=X_pub)
+    message = str(caught[0].message)
+    assert "no epsilon was stated" in message and "weaker than stated" not in message
+    assert "epsilon=None set no budget" in message and "80 answers" in message
+
+
+def test_a_teacher_of_one_class_votes_for_it_and_an_empty_one_abstains():
+    X, y = X_priv[:5], np.array([1, 1, 1, 1, 1])
+    assert _train_and_predict(DecisionTreeClassifier(), X, y, X_pub, 0).tolist() == [1] * 100
+    assert _train_and_predict(DecisionTreeClassifier(), X[:0], y[:0], X_pub, 0) is None
+    assert vote_counts(np.array([[0, 1], [-1, -1], [1, 1]]), 2).tolist() == [[1, 1], [0, 2]]
+    y_sorted = np.sort(y_priv)  # groups of consecutive rows: the first owner has one class
+    clf = small().fit(X_priv, y_sorted, X_public=X_pub, groups=np.arange(len(y_priv)) // 38)
+    assert clf.n_teachers_ == 10
+
+
+def test_too_many_teachers_for_the_rows_reads_correctly():
+    with pytest.raises(ValueError, match=r"15 private rows for n_teachers=10: a teacher would "
+                                         r"see 1.5 rows on average. Use n_teachers='auto'"):
+        small().fit(X_priv[:15], y_priv[:15], X_public=X_pub)
+
+
+def test_at_the_end_of_a_pipeline_the_public_rows_share_its_preprocessing():
+    from sklearn.pipeline import make_pipeline
+
+    from skprivate.datasets import load_adult, make_adult_preprocessor
+
+    X, y = load_adult(subset="train", return_X_y=True)  # raw: numbers and strings
+    X_test, y_test = load_adult(subset="test", return_X_y=True)
+    X_all = np.concatenate([X[:3000], X_test[:300]])
+    y_all = np.concatenate([y[:3000], -np.ones(300, dtype=int)])  # public rows: y == -1
+    model = make_pipeline(make_adult_preprocessor(), PATEClassifier(
+        DecisionTreeClassifier(max_depth=5), epsilon=2.0, random_state=0))
+    model.fit(X_all, y_all)
+    assert model[-1].epsilon_ <= 2.0 and model[-1].n_features_in_ > 14  # encoded columns
+    assert model.score(X_test[300:2300], y_test[300:2300]) > 0.7
+    # A routed X_public skips the preprocessing: the error says what to do instead.
+    with pytest.raises(ValueError, match="marked y == -1"):
+        make_pipeline(make_adult_preprocessor(), PATEClassifier(epsilon=2.0)).fit(
+            X[:3000], y[:3000], pateclassifier__X_public=X_test[:300])

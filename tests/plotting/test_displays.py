@@ -74,3 +74,46 @@ def test_budget_display_shows_each_spend_and_the_rest():
     assert len(display.bars_) == 3
     with pytest.raises(TypeError, match="BudgetAccountant"):
         PrivacyBudgetDisplay.from_accountant({"epsilon": 1})
+
+
+def test_budget_display_from_a_pipeline_names_each_step_and_the_leak():
+    from sklearn.preprocessing import StandardScaler as SkStandardScaler
+
+    from skprivate.exceptions import PrivacyLeakWarning
+    from skprivate.preprocessing import StandardScaler, make_private_pipeline
+
+    private = make_private_pipeline(StandardScaler(bounds=(0, 1)), DPLSSGDClassifier(),
+                                    epsilon=1.0).fit(X_train, y_train)
+    display = PrivacyBudgetDisplay.from_estimator(private, budget_epsilon=2.0)
+    assert display.labels == ["standardscaler", "dplssgdclassifier"]
+    assert display.leaks == [] and display.epsilons.sum() == pytest.approx(1.0, abs=0.02)
+    leaky = make_pipeline(SkStandardScaler(), DPLSSGDClassifier()).fit(X_train, y_train)
+    with pytest.warns(PrivacyLeakWarning, match="'standardscaler'"):
+        display = PrivacyBudgetDisplay.from_estimator(leaky)
+    assert display.leaks == ["standardscaler"]
+    assert "not covered" in display.ax_.get_title()
+    assert [t.get_text() for t in display.ax_.get_yticklabels()][-1] == (
+        "standardscaler (not covered)")
+
+
+def test_privacy_utility_x_axis_is_the_total_of_a_private_pipeline():
+    from skprivate.accounting import BudgetAccountant
+    from skprivate.exceptions import PrivacyLeakWarning
+    from skprivate.preprocessing import StandardScaler, make_private_pipeline
+
+    budget = BudgetAccountant()
+    pipe = make_private_pipeline(StandardScaler(bounds=(0, 1)), DPLSSGDClassifier(),
+                                 epsilon=1.0, accountant=budget)
+    display = PrivacyUtilityDisplay.from_estimator(
+        pipe, X_train, y_train, X_test, y_test, epsilons=[2.0], n_repeats=1, random_state=0,
+    )
+    assert [s.label for s in budget.spends] == ["StandardScaler", "DPLSSGDClassifier"]
+    assert budget.spends[0].epsilon == pytest.approx(0.4)  # 20 % of the total 2
+    assert sum(s.epsilon for s in budget.spends) == pytest.approx(2.0, abs=0.02)
+    assert display.leaks == []
+    with pytest.warns(PrivacyLeakWarning, match="'minmaxscaler'"):
+        display = PrivacyUtilityDisplay.from_estimator(
+            make_pipeline(MinMaxScaler(), DPLSSGDClassifier()), X_train, y_train, X_test,
+            y_test, epsilons=[1.0], n_repeats=1, random_state=0,
+        )
+    assert "minmaxscaler" in display.ax_.get_xlabel()

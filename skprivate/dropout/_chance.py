@@ -1,0 +1,126 @@
+"""Where dropout DP learns: the noise of the release forecast from public numbers, and the
+private choice that keeps a noise-dominated classifier from predicting worse than a
+constant.
+
+**The forecast.** The release adds ``N(0, s^2 I)`` to the minimiser, with ``s`` the analytic
+Gaussian noise (Balle and Wang 2018) for the sensitivity ``Delta(l)`` of ``_ptr`` (Lemma 2).
+For a row of the public norm bound ``B_a`` (intercept column included) the decision function
+of each output then carries noise of standard deviation ``s B_a``; the targets of each
+output have scale ``y_out`` (``1`` for the classifier's ``+-1`` targets, ``y_bound`` for the
+regressor). The *noise-to-signal ratio* is ``s B_a / y_out``: the standard deviation of the
+noise in a full-norm row's score, in units of the largest score a least-squares fit aims at.
+
+Everything in it is public except ``l``, the released lower bound on the test statistic.
+Before the fit it is replaced by its largest value: each row adds at most ``1`` to the
+leave-one-out sum of squares of a column (in units of ``b^2``), so ``Lambda <= n - 1`` and
+``l = Lambda + Lap - margin`` has median at most ``n - 1 - margin``. The forecast is the
+ratio at that ``l``: a *lower bound* (at the median of the test's noise) on the ratio of the
+fit, reached when every feature is at full scale in every row (for example one-hot features
+mapped to ``2x - 1``); rare features make ``l``, hence the ratio of the fit, worse. For the
+classifier with unknown classes the forecast takes two classes, which has the smallest ratio
+(``Y = sqrt(K)`` grows with the number of one-vs-rest outputs).
+
+**The chance region.** ``CHANCE_RATIO`` comes from ``benchmarks/dropout_regime.py``
+(Adult subsets, synthetic GLM data): in every cell whose fits had a ratio of 1.2 or more
+the accuracy was within a point of the majority class or below it, in every cell below 0.4
+it was within 2 points of the same model without privacy, and in between (0.65 to 1) it
+was a few points above the majority class at best, at the majority class on the synthetic
+data whose signal is weak. The warning threshold 0.5 therefore covers "at or near
+chance". On breast cancer (features in [0, 1]) the ratio of the fits runs from
+about a hundred (epsilon 16) to thousands (epsilon 1).
+
+**The private choice (classifier).** After the release, candidates are formed from released
+values only (post-processing): the released model with its intercept shifted by the public
+values ``INTERCEPT_SHIFTS`` (two classes), and the constant predictors of each class. Each
+candidate's number of correctly classified training rows is a counting query: adding a row
+raises every count by 0 or 1. Report Noisy Max with ``Laplace(1/eps_s)`` noise on such
+monotone counts is ``eps_s``-DP (Dwork and Roth 2014, Claim 3.9, whose proof uses exactly
+these two properties), whatever the number of candidates; the candidates depend on the
+earlier release only, so basic composition (which holds for adaptively chosen mechanisms)
+adds ``eps_s`` to the ``(eps1 + eps2, delta1 + delta2)`` of the release. Only the index of
+the winner is released. ``tests/dropout/test_chance.py`` checks the ratio of its output
+distributions on neighbouring data sets by Monte Carlo.
+"""
+
+import math
+
+import numpy as np
+
+from ..mechanisms import gaussian_sigma, laplace_noise
+from ._ptr import lower_confidence_margin, minimiser_sensitivity
+
+__all__ = [
+    "CHANCE_RATIO",
+    "alternative_text",
+    "best_case_lambda",
+    "default_coef_bound",
+    "release_noise",
+    "select_candidate",
+]
+
+# Calibrated by benchmarks/dropout_regime.py (see the module docstring and the dropout page).
+CHANCE_RATIO = 0.5
+
+# Public shifts of the released intercept (two classes), in units of the +-1 targets: enough
+# to move the threshold of a shrunk but informative score; an offset of noise larger than
+# these makes the model no better than a constant, which is then a candidate of its own.
+INTERCEPT_SHIFTS = (0.0, -0.125, 0.125, -0.25, 0.25, -0.5, 0.5)
+
+
+def default_coef_bound(target_norm, coord, c):
+    """``2 Y / (b sqrt(min(c, 1)))``, the public default radius of the coefficient ball.
+
+    ``F(Theta) <= F(0) <= n Y^2`` and ``F >= c min_j S_j ||Theta||^2`` give ``||Theta|| <=
+    Y / (b sqrt(c m))`` when each feature's mean square is ``m b^2``; ``m = 1/4`` covers
+    min-max or standardised features that are not rare.
+    """
+    return 2.0 * target_norm / (coord * math.sqrt(min(c, 1.0) if c > 0 else 1.0))
+
+
+def best_case_lambda(n_samples, eps1, delta1):
+    """The largest median of the released bound ``l``: ``max(n - 1 - margin, 0)``."""
+    if eps1 <= 0:
+        return 0.0
+    return max(float(n_samples) - 1.0 - lower_confidence_margin(eps1, delta1), 0.0)
+
+
+def release_noise(ell, *, row_norm_aug, target_norm, n_outputs, radius, unit, c, alpha,
+                  eps2, delta2):
+    """``(sensitivity, sigma, ratio)`` of the release calibrated to the bound ``ell``."""
+    sensitivity = minimiser_sensitivity(
+        ell, row_norm=row_norm_aug, target_norm=target_norm, coef_bound=radius, unit=unit,
+        c=c, alpha=alpha,
+    )
+    if not math.isfinite(sensitivity):
+        return sensitivity, math.inf, math.inf
+    sigma = gaussian_sigma(sensitivity, eps2, delta2)
+    per_output = target_norm / math.sqrt(n_outputs)
+    return sensitivity, sigma, sigma * row_norm_aug / per_output
+
+
+def alternative_text(forecast, classifier):
+    """The sentence of the chance warning that names the way out."""
+    other = "DPLSSGDClassifier" if classifier else "DPLSSGDRegressor"
+    parts = [f"use skprivate.{other}(epsilon={forecast['epsilon']:g}) at the same budget"]
+    if forecast.get("rows needed") is not None:
+        parts.append(f"about {forecast['rows needed']:,} rows at this epsilon")
+    if forecast.get("epsilon needed") is not None:
+        parts.append(f"epsilon of about {forecast['epsilon needed']:.3g} on these rows")
+    return "; or ".join(parts)
+
+
+def select_candidate(scores, y_index, n_classes, shifts, epsilon, random_state):
+    """Report Noisy Max over the correct-count of each candidate; returns the index only.
+
+    Candidates, in order: the released model with each intercept shift in ``shifts`` (two
+    classes; ``shifts=(0,)`` otherwise), then the constant predictor of each class.
+    """
+    if scores.ndim == 1:
+        predicted = (scores[:, None] + np.asarray(shifts)[None, :] > 0).astype(np.intp)
+        model_counts = np.sum(predicted == y_index[:, None], axis=0)
+    else:
+        model_counts = np.array([np.sum(np.argmax(scores, axis=1) == y_index)])
+    class_counts = np.bincount(y_index, minlength=n_classes)
+    counts = np.concatenate([model_counts, class_counts]).astype(float)
+    noisy = counts + laplace_noise(1.0 / epsilon, size=counts.shape, random_state=random_state)
+    return int(np.argmax(noisy))

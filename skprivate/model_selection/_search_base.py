@@ -1,0 +1,614 @@
+"""What the private random and grid searches share: the runs, the release, the routing.
+
+The privacy argument (which theorem, why a run's cost is the larger of its training and
+scoring costs) is stated in ``_tuning_accounting``, next to the code that computes it; the
+per-run epsilon is solved for in ``_calibration``; the candidate space is read in
+``_candidates``.
+"""
+
+import sys
+import time
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn import get_config
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone, is_classifier
+from sklearn.metrics import check_scoring
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted, indexable
+
+from .._caveats import score_vouched
+from .._dpsgd_plan import PUBLIC_N_SAMPLES
+from ..base import DPEstimatorMixin, _n_rows
+from ..mechanisms import check_rng
+from ..utils._compat import get_tags
+from ..utils._compat import safe_indexing as _safe_indexing
+from . import _calibration
+from . import _tuning_accounting as ta
+from ._candidates import (
+    check_space,
+    dp_objects,
+    dp_step,
+    resolve_relative,
+    run_dp_steps,
+    space_caveats,
+    split_run_budget,
+)
+from ._runs import (
+    _accuracy,
+    _check_no_sample_weight,
+    _check_score_range,
+    _fit_and_score,
+    _split_rows,
+)
+
+__all__ = []
+
+_DISTRIBUTIONS = {"poisson": "poisson", "geometric": 1.0, "logarithmic": 0.0}
+# scikit-learn's scorers that are a mean over the rows of one term per row (the released
+# sum's sensitivity argument needs that; the regression errors and log loss also need
+# score_range). Any other named scorer is refused (_score_spec).
+PER_ROW_MEAN_SCORERS = frozenset({
+    "accuracy", "neg_mean_absolute_error", "neg_mean_squared_error", "neg_brier_score",
+    "neg_log_loss",
+})
+
+
+@dataclass
+class _Plan:
+    """Everything a search decides before reading a value of the data (public numbers only)."""
+
+    support: list
+    picks: np.ndarray
+    seeds: np.ndarray
+    is_val: np.ndarray
+    n_train_public: int
+    n_val_public: float
+    eps_run: float
+    spend: object
+    spends: list
+    scorer: object
+    low: float
+    high: float
+    noise_std: float
+    plan_on_public: bool
+
+
+class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
+    """What the private random and grid searches share.
+
+    A subclass states its candidate space through :meth:`_support` (every candidate a run
+    can draw, with its probability); the rest is here.
+    """
+
+    _parameter_constraints = {
+        **DPEstimatorMixin._dp_parameter_constraints,
+        "estimator": [HasMethods(["fit"])],
+        "n_candidates": [
+            StrOptions(set(_DISTRIBUTIONS)),
+            Interval(Real, -1, None, closed="neither"),
+        ],
+        "mean_candidates": [Interval(Real, 1, None, closed="left")],
+        "scoring": [str, callable, None],
+        "score_range": [tuple, list, Real, None],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "score_epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+    }
+
+    # --- parameters --------------------------------------------------------------------
+    def _distribution(self):
+        value = self.n_candidates
+        return _DISTRIBUTIONS[value] if isinstance(value, str) else float(value)
+
+    def _support(self):
+        """Every candidate a run can draw, with its probability (public, data-independent)."""
+        raise NotImplementedError
+
+    def _check_params(self):
+        name = type(self).__name__
+        dp = dp_step(self.estimator)
+        for path, step in run_dp_steps(self.estimator):
+            if getattr(step, "accountant", None) is not None:
+                raise ValueError(
+                    f"{name}: the step '{path}' ({type(step).__name__}) has its own "
+                    "accountant; the search spends the budget once for all its runs and "
+                    "steps. Pass accountant= to the search and leave the steps' "
+                    "accountant=None."
+                )
+        support, probs = self._support()
+        check_space(name, self.estimator, support)
+        return dp, support, probs
+
+    def _score_spec(self):
+        """The scorer and the interval ``(low, high)`` that holds each validation row's term."""
+        name = type(self).__name__
+        if isinstance(self.scoring, str) and self.scoring not in PER_ROW_MEAN_SCORERS:
+            # The noise covers one row moving the released sum by (high - low) / 2: true of
+            # a mean of one bounded term per row only. One row moves an F1, an AUC or a
+            # balanced accuracy by far more (a search with scoring="f1" released a sum that
+            # one added row moved by 33, against the 0.5 its noise was calibrated for).
+            raise ValueError(
+                f"{name}: scoring={self.scoring!r} is not a mean of one term per validation "
+                "row, so one row can move it by more than the score's noise covers and the "
+                "search would not be private. Use one of "
+                f"{sorted(PER_ROW_MEAN_SCORERS)} (with score_range for the regression "
+                "errors and log loss), or a callable that is such a mean (you vouch for it)."
+            )
+        bounded = self.scoring in (None, "accuracy") and is_classifier(self.estimator)
+        if self.score_range is not None:
+            low, high = _check_score_range(name, self.score_range)
+        elif bounded:
+            low, high = 0.0, 1.0  # accuracy: terms in {0, 1}
+        else:
+            raise ValueError(
+                f"{name}: scoring={self.scoring!r} on a "
+                f"{'classifier' if is_classifier(self.estimator) else 'non-classifier'} is "
+                "not known to be bounded, so the noise for the validation score cannot be "
+                "calibrated. Use scoring='accuracy' with a classifier, or a scorer that is a "
+                "mean over the validation rows of bounded terms, and pass score_range=(low, "
+                "high), the interval holding every row's term: (0, 1) for accuracy, "
+                "(-2 * B, 0) for the negated absolute error of predictions clipped to, and "
+                "targets within, [-B, B]; you vouch for that bound."
+            )
+        if self.scoring is None and is_classifier(self.estimator):
+            scorer = _accuracy
+        else:
+            scorer = check_scoring(self.estimator, scoring=self.scoring)
+        return scorer, low, high
+
+    def _calibrate(self, support, n_train, rtol=0.02):
+        """``(eps_run, total, z, spends)``: see :func:`._calibration.calibrate`."""
+        return _calibration.calibrate(self, support, n_train, rtol=rtol)
+
+    # --- metadata routing ------------------------------------------------------------------
+    def get_metadata_routing(self):
+        """Get metadata routing of this object.
+
+        The search routes ``fit``'s metadata to the estimator's ``fit`` only, as
+        scikit-learn's searches do; the validation score takes none (a per-row weight in it
+        would change the score's sensitivity). ``sample_weight`` is refused either way (see
+        ``fit``). Please check :ref:`User Guide <metadata_routing>` on how the routing
+        mechanism works.
+
+        Returns
+        -------
+        routing : MetadataRouter
+            A :class:`~sklearn.utils.metadata_routing.MetadataRouter` encapsulating
+            routing information.
+        """
+        return MetadataRouter(owner=type(self).__name__).add(
+            estimator=self.estimator,
+            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+        )
+
+    def _route(self, params):
+        """The runs' fit arguments, and whether those with one entry per row follow the rows.
+
+        With ``sklearn.set_config(enable_metadata_routing=True)``: what the estimator
+        requested (:func:`~sklearn.utils.metadata_routing.process_routing`, which refuses
+        what nobody requested), a value with one entry per row later restricted to the
+        training part, as scikit-learn's searches do. Without routing (scikit-learn's
+        default), every argument goes to the estimator's ``fit`` unchanged: skprivate's
+        estimators take no per-row fit argument (the nets' extra ``forward`` arguments are
+        the same for every example), so nothing is guessed from lengths.
+        """
+        if not get_config().get("enable_metadata_routing", False):
+            return dict(params), False
+        return dict(process_routing(self, "fit", **params)["estimator"]["fit"]), True
+
+    # --- fit -------------------------------------------------------------------------------
+    def _privacy_plan(self, n_samples):
+        # Whatever the split and the candidates, the search never spends more than this.
+        return self._privacy_spend(self.epsilon, self.delta)
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y=None, **params):
+        """Run the private search and keep the best run's model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Private training rows, scaled with public bounds as the estimator requires.
+        y : array-like of shape (n_samples,), default=None
+            Targets.
+        **params : dict
+            Passed to every run's ``fit``. With metadata routing enabled
+            (``sklearn.set_config(enable_metadata_routing=True)``), only what the estimator
+            requested, values with one entry per row split with the rows; otherwise every
+            argument as given. ``sample_weight`` is refused: a weight above 1 would scale one
+            row's contribution beyond the bound the noise covers.
+
+        Returns
+        -------
+        self : object
+            The fitted search.
+        """
+        name = type(self).__name__
+        dp, support, probs = self._check_params()
+        _check_no_sample_weight(name, params)
+        # Lengths and container types only: sparse matrices become CSR, lists arrays.
+        X, y = indexable(X, y)
+        n_samples = _n_rows(X)
+        if n_samples is None or n_samples < 2:
+            raise ValueError(
+                f"{name}: found n_samples={n_samples}; the search needs at least 2 rows "
+                "(a training part and a validation part)."
+            )
+        run_params, per_row = self._route(params)  # refused before anything is spent
+        plan = self._plan(dp, support, probs, n_samples)
+        train_idx = np.flatnonzero(~plan.is_val)
+        if per_row:
+            run_params = _split_rows(run_params, n_samples, train_idx)
+        results = self._run(plan, X, y, train_idx, run_params)
+        self._release(plan, results, dp, y, n_samples)
+        return self
+
+    def _plan(self, dp, support, probs, n_samples):
+        """Split, number of runs, candidates, seeds and calibration: no value of the data.
+
+        Everything here is drawn from public numbers (``n_samples``, the parameters) and the
+        search's generator. The accountant, if any, is charged the whole search here, before
+        any data is read.
+        """
+        name = type(self).__name__
+        rng = check_rng(self.random_state)
+        # Public sizes: every noise scale and sampling rate of a run comes from these, never
+        # from the realised sizes of the random parts, which depend on the private rows (a
+        # row that is added lands in one part and changes its size).
+        p = float(self.validation_fraction)
+        n_train_public = max(1, int(round((1.0 - p) * n_samples)))
+        is_val = rng.random(n_samples) < p
+        if is_val.all():
+            # Probability validation_fraction ** n_samples: negligible beside delta for any
+            # data set a search is meant for; nothing has been read or spent.
+            raise ValueError(
+                f"{name}: the random split of {n_samples} rows with validation_fraction="
+                f"{self.validation_fraction!r} left no training row. Use more rows or a "
+                "smaller validation_fraction."
+            )
+        n_runs = ta.sample_n_runs(rng, self._distribution(), self.mean_candidates)
+        if n_runs == 0:
+            raise ValueError(
+                f"{name}: the Poisson number of runs (mean {self.mean_candidates!r}) came out "
+                f"0, which happens with probability exp(-{self.mean_candidates!r}); nothing "
+                "was trained and no data was read, so nothing was spent. Fit again (with "
+                "random_state=None, or another seed)."
+            )
+        picks = rng.choice(len(support), size=n_runs, p=probs)
+        seeds = rng.integers(0, 2**63 - 1, size=(n_runs, 2, 4), dtype=np.int64)
+        scorer, low, high = self._score_spec()
+        eps_run, total, z, spends = self._calibrate(support, n_train_public)
+        if total > self.epsilon * (1 + 1e-12):  # pragma: no cover - calibrate guarantees it
+            raise RuntimeError(f"{name}: calibration overshot the budget; please report.")
+        plan_on_public = _calibration.check_public_plans(
+            self, dp, support, eps_run, n_train_public, spends
+        )
+        spend = self._privacy_spend(total, self.delta)
+        self.__dict__.pop("_reserved_spend", None)  # booked below, only once it is paid
+        if self.accountant is not None:
+            self.accountant.spend(spend)  # raises BudgetExceededError before any data is read
+        self._reserved_spend = spend
+        return _Plan(
+            support=support, picks=picks, seeds=seeds, is_val=is_val,
+            n_train_public=n_train_public, n_val_public=p * n_samples, eps_run=eps_run,
+            spend=spend, spends=spends, scorer=scorer, low=low, high=high,
+            # noise on each run's score sum: sensitivity (high - low) / 2 whatever the split
+            noise_std=z * 0.5 * (high - low), plan_on_public=plan_on_public,
+        )
+
+    def _make_run(self, plan, i):
+        """The estimator of run ``i``: its candidate, the per-run budget, its own generator."""
+        est = clone(self.estimator).set_params(**plan.support[plan.picks[i]])
+        # the run's budget split between its DP steps as in the plan (_calibration)
+        steps = split_run_budget(est, plan.eps_run, self.delta)
+        step = steps[-1][1]
+        step.set_params(random_state=np.random.default_rng(plan.seeds[i, 0]))
+        for k, (_, pre) in enumerate(steps[:-1]):  # one generator per step, from the seed
+            pre.set_params(
+                random_state=np.random.default_rng(np.append(plan.seeds[i, 0], k + 1))
+            )
+        if plan.plan_on_public:
+            # The run plans (sampling rate, steps, noise) and divides by this public
+            # number, not by the realised size of its training part.
+            setattr(step, PUBLIC_N_SAMPLES, plan.n_train_public)
+        resolve_relative(step, plan.n_train_public)  # as it was planned (_calibration)
+        # A run's progress output would count the runs, which must stay secret.
+        loud = {k: False for k, v in est.get_params().items()
+                if k.split("__")[-1] == "verbose" and v}
+        return est.set_params(**loud)
+
+    def _run(self, plan, X, y, train_idx, run_params):
+        """Fit and score every run in parallel; check each spent exactly its plan."""
+        name = type(self).__name__
+        val_idx = np.flatnonzero(plan.is_val)
+        X_train, X_val = _safe_indexing(X, train_idx), _safe_indexing(X, val_idx)
+        y_train = None if y is None else _safe_indexing(y, train_idx)
+        y_val = None if y is None else _safe_indexing(y, val_idx)
+        start = time.perf_counter()
+        if self.verbose:
+            print(f"{name}: training a secret number of runs (mean {self.mean_candidates:g}) "
+                  f"on about {plan.n_train_public} rows", file=sys.stderr, flush=True)
+        center = 0.5 * (plan.low + plan.high)
+        results = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_and_score)(
+                self._make_run(plan, i), X_train, y_train, X_val, y_val, run_params,
+                plan.scorer, center, plan.noise_std, np.random.default_rng(plan.seeds[i, 1]),
+            )
+            for i in range(len(plan.picks))
+        )
+        if self.verbose:
+            print(f"{name}: done in {time.perf_counter() - start:.1f} s (the time grows with "
+                  "the number of runs: do not publish it)", file=sys.stderr, flush=True)
+        for i, (fitted, _, _) in enumerate(results):
+            records = {
+                path: getattr(step, "_privacy_spend_record", None)
+                for path, step in run_dp_steps(fitted)
+            }
+            for path, planned in plan.spends[plan.picks[i]]:
+                record = records.get(path)
+                if record is None or record.event != planned.event or (
+                    record.epsilon > planned.epsilon * (1 + 1e-9)
+                ):  # pragma: no cover - a fit must spend what its plan said
+                    raise RuntimeError(
+                        f"{name}: run {i}'s step '{path}' spent {record!r}, not its plan "
+                        f"{planned!r}; please report."
+                    )
+        return results
+
+    def _release(self, plan, results, dp, y, n_samples):
+        """Keep the best run alone, and state the search's guarantee and caveats."""
+        sums = np.array([released for _, released, _ in results])
+        best = int(np.argmax(sums))  # one validation part for all runs: the best mean too
+        # The released run alone: the others, and their number, stay secret (class Notes).
+        self.best_index_ = 0
+        self.best_estimator_ = results[best][0]
+        # Its generator, left where its noise ended, would go wherever the model goes (a
+        # pickle): PCG64 can be stepped back to the start of the fit, and the noise replayed
+        # and removed. The released model keeps None, the value that refits from fresh
+        # operating-system entropy.
+        for step in dp_objects(self.best_estimator_):  # every step's noise, and templates
+            step.set_params(random_state=None)
+        self.best_params_ = dict(plan.support[plan.picks[best]])
+        # The noisy sum shown as a mean over the expected (public) number of validation rows;
+        # dividing by the realised number would publish it.
+        center = 0.5 * (plan.low + plan.high)
+        self.best_score_noisy_ = float(center + sums[best] / plan.n_val_public)
+        self.best_score_ = float(np.clip(self.best_score_noisy_, plan.low, plan.high))
+        self.per_run_epsilon_ = float(plan.eps_run)
+        self.score_noise_ = float(plan.noise_std / plan.n_val_public)
+        self.cv_results_ = self._results(self.best_params_, self.best_score_)
+        if getattr(dp_step(self.best_estimator_), "classes", None) is not None:
+            self.classes_ = self.best_estimator_.classes_  # declared: no label is read
+        elif hasattr(self.best_estimator_, "classes_"):
+            # Read from the labels, as each run did (their caveat says so); the released
+            # model saw only its training part, which may lack a rare class.
+            self.classes_ = np.unique(np.concatenate([
+                np.unique(np.asarray(y)), self.best_estimator_.classes_
+            ]))
+        if hasattr(self.best_estimator_, "n_features_in_"):
+            self.n_features_in_ = self.best_estimator_.n_features_in_
+        if hasattr(self.best_estimator_, "feature_names_in_"):
+            self.feature_names_in_ = self.best_estimator_.feature_names_in_
+        self._finish_private_fit(
+            plan.spend, self._report(plan, dp), n_samples,
+            self._caveats(plan, results[best][2]),
+        )
+
+    def _caveats(self, plan, released_run_caveats):
+        """The search's caveats, from public information only: never from the other runs.
+
+        Those of the whole candidate space (:func:`._candidates.space_caveats`: whether a
+        candidate ran, and how many runs there were, plays no part), then any caveat the
+        released run stated that the space did not (a kind the parameter rules do not know,
+        or the same kind in other words): it is public already, in
+        ``best_estimator_.privacy_report_``, and its candidate is ``best_params_``. The
+        other runs' caveats are not read: a caveat stated only when some candidate ran
+        would tell which ran, and so something about their secret number.
+        """
+        caveats = space_caveats(self.estimator, plan.support, getattr(self, "classes_", None))
+        if callable(self.scoring):
+            caveats.append(score_vouched(self.scoring, self._score_spec()[1:]))
+        return caveats + [c for c in released_run_caveats if c not in caveats]
+
+    def _report(self, plan, dp):
+        dist = self._distribution()
+        dist = (
+            "Poisson" if dist == "poisson"
+            else f"truncated negative binomial (eta={dist:g}, Papernot-Steinke Thm 2)"
+        )
+        return {
+            "mechanism": (
+                f"private hyperparameter search: a secret {dist} number of runs (mean "
+                f"{self.mean_candidates:g}), each training "
+                f"{type(dp).__name__} at epsilon={plan.eps_run:.4g} on the training part and "
+                "releasing the sum of its validation scores with Gaussian noise; only the "
+                "best run is released"
+            ),
+            "accountant": (
+                "RDP: each run is the larger of its training and scoring curves (disjoint "
+                "parts), then the tuning theorem, then Canonne-Kamath-Steinke conversion"
+            ),
+            "split": (
+                f"each row to validation independently with probability "
+                f"{float(self.validation_fraction):g}; the realised sizes of the parts are "
+                "private (neither shown nor used)"
+            ),
+            "per_run_epsilon": float(plan.eps_run),
+            "run_steps": self._steps_report(),
+            "planned_training_rows": plan.n_train_public,
+            "expected_validation_rows": float(plan.n_val_public),
+            "score_range": f"[{plan.low:g}, {plan.high:g}] (each validation row's term)",
+            "score_noise_std": self.score_noise_,
+            "score_sensitivity": float(0.5 * (plan.high - plan.low) / plan.n_val_public),
+            "best_score_noisy": self.best_score_noisy_,
+            "reference": (
+                "Papernot and Steinke, Hyperparameter tuning with Renyi DP (ICLR 2022), "
+                "Theorems 2 and 6; Liu and Talwar, Private selection from private "
+                "candidates (STOC 2019)"
+            ),
+        }
+
+    def _steps_report(self):
+        paths = [path for path, _ in run_dp_steps(self.estimator)]
+        if len(paths) == 1:
+            return f"one DP step, {paths[0]}, with the whole per-run budget"
+        return (
+            f"DP steps {', '.join(paths)}, fitted on the same training part: each run's "
+            "budget split as make_private_pipeline splits one (the private preprocessing "
+            "steps that spend share 20 %), the run's Renyi-DP curve the sum of the steps' "
+            "planned curves"
+        )
+
+    @staticmethod
+    def _results(params, score):
+        """cv_results_ of the released run alone, in scikit-learn's layout."""
+        results = {"params": [params]}
+        for key in sorted(params):
+            column = np.empty(1, dtype=object)
+            column[0] = params[key]
+            results[f"param_{key}"] = np.ma.MaskedArray(column, mask=False)
+        results["mean_test_score"] = np.array([score])
+        results["rank_test_score"] = np.array([1], dtype=np.int32)
+        return results
+
+    # --- delegation to the best run's model ---------------------------------------------------
+    # Each delegating method keeps its own numpydoc docstring (the API reference and the
+    # docstring test read them), as scikit-learn's BaseSearchCV does; the repeated shape
+    # of these short methods is deliberate.
+    def _has(attr):
+        def check(self):
+            if hasattr(self, "best_estimator_"):
+                return hasattr(self.best_estimator_, attr)
+            return hasattr(self.estimator, attr)
+
+        return check
+
+    @available_if(_has("predict"))
+    def predict(self, X):
+        """Predict with the released model ``best_estimator_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    @available_if(_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities from ``best_estimator_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        return self._all_classes(self.best_estimator_.predict_proba(X), 0.0)
+
+    @available_if(_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """Log class probabilities from ``best_estimator_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        return self._all_classes(self.best_estimator_.predict_log_proba(X), -np.inf)
+
+    @available_if(_has("decision_function"))
+    def decision_function(self, X):
+        """Decision function of ``best_estimator_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input.
+
+        Returns
+        -------
+        scores : ndarray
+        """
+        check_is_fitted(self)
+        scores = self.best_estimator_.decision_function(X)
+        seen = self.best_estimator_.classes_
+        if len(seen) == len(self.classes_) or scores.ndim != 1:
+            return self._all_classes(scores, -np.inf) if scores.ndim == 2 else scores
+        # a binary model among more classes: +d for its positive class, -d for the other
+        return self._all_classes(np.column_stack([-scores, scores]), -np.inf)
+
+    def _all_classes(self, columns, missing):
+        """Columns of the released model placed under ``classes_``; ``missing`` elsewhere."""
+        seen = self.best_estimator_.classes_
+        if len(seen) == len(self.classes_):
+            return columns
+        full = np.full((columns.shape[0], len(self.classes_)), missing, dtype=np.float64)
+        full[:, np.searchsorted(self.classes_, seen)] = columns
+        return full
+
+    @available_if(_has("transform"))
+    def transform(self, X):
+        """Transform with ``best_estimator_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Input.
+
+        Returns
+        -------
+        X_new : ndarray
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.transform(X)
+
+    @available_if(_has("score"))
+    def score(self, X, y=None):
+        """Score of ``best_estimator_`` on ``X`` (its own ``score``; use public test data).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Test rows.
+        y : array-like of shape (n_samples,), default=None
+            Targets.
+
+        Returns
+        -------
+        score : float
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.score(X, y)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        sub = get_tags(self.estimator)
+        tags.estimator_type = sub.estimator_type
+        tags.classifier_tags = sub.classifier_tags
+        tags.regressor_tags = sub.regressor_tags
+        tags.input_tags.sparse = sub.input_tags.sparse
+        tags.input_tags.pairwise = sub.input_tags.pairwise
+        return tags
+
+

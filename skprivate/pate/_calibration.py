@@ -1,0 +1,284 @@
+"""Choosing PATE's noise, number of queries and number of teachers from public numbers.
+
+Everything here is a function of public quantities only: the target ``(epsilon, delta)``,
+the number of private rows ``n`` (treated as public, as DP-SGD's sampling rate treats it),
+the number of teachers, of public points and of classes, and the user's explicit settings.
+No private value is read, so the choices cost no privacy and an infeasible request is
+known, and refused, before any teacher is trained.
+
+The rule (derived here, measured in ``benchmarks/pate_adult.py`` and
+``benchmarks/pate_small.py``):
+
+- The data-independent GNMax bound is ``RDP(lambda) = k lambda / sigma^2`` for ``k``
+  answers at noise ``sigma`` (Papernot et al. 2018, Proposition 8, composed by Mironov 2017,
+  Proposition 1). A target ``(epsilon, delta)`` therefore fixes the load ``L = k / sigma^2``:
+  more queries cost exactly as much as proportionally more noise variance.
+- The vote margin of an ensemble scales with the number of teachers ``T``: if a fraction
+  ``a`` of the teachers agree, the gap between the top two counts is about ``(2a - 1) T``.
+  A query is answered correctly with probability about ``Phi((2a - 1) T / (sqrt(2) sigma))``,
+  a function of ``sigma / T`` only. So the noise is set relative to ``T``: ``sigma = s T``.
+- At ``s = _NOISE_PER_TEACHER = 0.4`` a unanimous vote (gap ``T``) is answered correctly
+  with probability ``Phi(1 / (sqrt(2) 0.4)) = 0.96`` and a three-quarter majority (gap
+  ``T/2``) with 0.81. Measured on cached teacher votes (forest teachers, three noise draws
+  each): on Adult with 250 teachers at epsilon 0.5 the student reached 0.818 at
+  ``s = 0.4`` against 0.786 at 0.25 and 0.785 at 0.6; on 3,000 Adult rows (75 teachers) at
+  epsilon 2, 0.800 at ``s = 0.5`` against 0.781 at 0.29 and 0.765 at 0.91. The calibration
+  asks as many queries as the load allows at that noise (``k = L (s T)^2``), up to the
+  number of public points; when that cap binds it lowers the noise instead
+  (``sigma = sqrt(k / L)``), which only makes answers more accurate.
+- When the load buys fewer than ``_ANSWERS_PER_CLASS`` answers per class (small ``T``, small
+  epsilon), more, noisier answers teach a student more than a handful of accurate ones:
+  the noise is raised up to ``_MAX_NOISE_PER_TEACHER * T`` to buy them. Fifteen per
+  class: on breast cancer (28 teachers, 3 seeds of ``benchmarks/pate_small.py``) at
+  epsilon 2, 30 answers at ``sigma = 0.6 T`` gave students of 0.909 (0.886 in a second
+  run) against 0.825 for 20 answers at ``0.49 T`` and 0.860 for 84 at ``T``; with so few
+  answers the spread between seeds is several points. If even that noise
+  buys fewer than ``_MIN_ANSWERS_PER_CLASS`` answers per class, the request is infeasible.
+- LNMax uses the same rule with the Laplace scale ``b = sigma / sqrt(2)`` (equal variance).
+  Confident-GNMax sets its threshold noise to ``_THRESHOLD_NOISE_RATIO`` times ``sigma`` and
+  its threshold to ``_THRESHOLD_PER_TEACHER * T`` (the 2018 paper's MNIST ratios, 150/40 and
+  200/250), and counts every query as answered, as the data-independent bound must.
+
+Every solve keeps only points whose epsilon was computed and found within the target (an
+integer bisection on the number of queries, ``skprivate.accounting._sgm._bisect_decreasing``
+on the noise), so the plan never overshoots ``epsilon``.
+"""
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..accounting._pate import _to_epsilon, pate_epsilon
+from ..accounting._pate_smooth import _default_sanitization, gnss_rdp
+from ..accounting._sgm import _bisect_decreasing, _bracket
+from ..exceptions import InfeasiblePrivacyError
+
+__all__ = []
+
+MECHANISM = {"lnmax": "laplace", "gnmax": "gaussian", "confident_gnmax": "gaussian"}
+
+# Relative noise sigma / T of the calibration (see the module docstring), and the largest
+# relative noise worth paying for more answers.
+_NOISE_PER_TEACHER = 0.4
+_MAX_NOISE_PER_TEACHER = 1.0
+_ANSWERS_PER_CLASS = 15
+_MIN_ANSWERS_PER_CLASS = 5
+# n_teachers="auto": _TEACHERS_PER_SQRT_ROW * sqrt(n) teachers, 2 to _MAX_AUTO_TEACHERS.
+_TEACHERS_PER_SQRT_ROW = 1.5
+_MAX_AUTO_TEACHERS = 250
+# Confident-GNMax, the 2018 paper's MNIST setting (250 teachers: T = 200, sigma_1 = 150,
+# sigma_2 = 40) as ratios.
+_THRESHOLD_PER_TEACHER = 200.0 / 250
+_THRESHOLD_NOISE_RATIO = 150.0 / 40
+# epsilon=None with n_queries=None: the number of queries when no budget limits it.
+_QUERIES_WITHOUT_BUDGET = 500
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """The public choices of one fit, and their data-independent epsilon."""
+
+    n_teachers: int
+    n_queries: int
+    noise_scale: float
+    threshold: float | None
+    threshold_noise_scale: float | None
+    epsilon: float
+    calibrated: str  # what was chosen by the calibration, for the privacy report
+
+
+def auto_n_teachers(n_private):
+    """``n_teachers="auto"``: ``1.5 sqrt(n)`` teachers, between 2 and 250.
+
+    More teachers give larger vote margins (the margin grows with ``T`` while the noise a
+    budget requires does not), as long as each teacher still learns: both ``T`` and the
+    rows per teacher (``sqrt(n) / 1.5``) grow with ``n``. Measured with forest teachers
+    (``benchmarks/pate_small.py``): on breast cancer (341 private rows) 34 teachers of 10
+    rows did better than 68 of 5; on 3,000 Adult rows 75 teachers of 40 rows matched 30
+    of 100, while 250 of 12 voted the majority class only; on all of Adult (32,561 rows)
+    the cap of 250 is the papers' setting.
+    """
+    n = max(int(n_private), 0)
+    return int(np.clip(round(_TEACHERS_PER_SQRT_ROW * math.sqrt(n)), 2, _MAX_AUTO_TEACHERS))
+
+
+@functools.lru_cache(maxsize=256)
+def sanitization(n_queries, n_teachers, mechanism, scale, delta, threshold, sigma1):
+    """(order, beta, sigma_s) of the sanitised data-dependent epsilon: public choices."""
+    return _default_sanitization(
+        n_queries, n_teachers, mechanism, scale, delta, threshold, sigma1
+    )
+
+
+def plan_epsilon(n_queries, aggregator, scale, threshold, sigma1, delta, n_teachers, release):
+    """Data-independent epsilon of ``n_queries`` answers (and of the sanitised release).
+
+    Every asked query is counted as answered, so the bound holds whatever the votes. With
+    ``release``, the sanitised epsilon's release (GNSS, ``gnss_rdp``) is composed in RDP.
+    """
+    if n_queries == 0:
+        return 0.0
+    mechanism = MECHANISM[aggregator]
+    placeholder = np.zeros((int(n_queries), 2), dtype=np.int64)
+    cost = pate_epsilon(
+        placeholder, mechanism=mechanism, noise_scale=scale, delta=delta,
+        data_dependent=False, threshold=threshold, threshold_noise_scale=sigma1,
+    )
+    if not release:
+        return float(cost.epsilon_data_independent)
+    _, beta, sigma_s = sanitization(
+        int(n_queries), int(n_teachers), mechanism, float(scale), float(delta), threshold,
+        sigma1,
+    )
+    release_rdp = gnss_rdp(cost.orders, beta, sigma_s)
+    epsilon, _ = _to_epsilon(
+        cost.orders, cost.rdp_data_independent + release_rdp, delta, "improved"
+    )
+    if mechanism == "laplace":
+        # LNMax is pure (2/b)-DP per query: basic composition plus the release's own
+        # (epsilon, delta) (Dwork and Roth 2014, Theorem 3.16), when that is smaller.
+        alone, _ = _to_epsilon(cost.orders, release_rdp, delta, "improved")
+        epsilon = min(epsilon, n_queries * 2.0 / scale + alone)
+    return float(epsilon)
+
+
+def affordable_queries(cost, epsilon, k_max):
+    """Largest ``k <= k_max`` with ``cost(k) <= epsilon`` (0 if none); never overshoots.
+
+    ``cost`` is non-decreasing in ``k``; only a ``k`` whose cost was computed and found
+    within ``epsilon`` is returned (``cost(0) = 0``).
+    """
+    if k_max <= 0:
+        return 0
+    if cost(k_max) <= epsilon:
+        return int(k_max)
+    lo, hi = 0, int(k_max)  # cost(lo) <= epsilon < cost(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if cost(mid) <= epsilon:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def smallest_noise(cost, epsilon, start):
+    """Smallest noise (to 0.2% in epsilon) with ``cost(noise) <= epsilon``; None if > 1e5.
+
+    ``cost`` decreases with the noise. The search (doubling, then geometric bisection,
+    :func:`skprivate.accounting._sgm._bisect_decreasing`, the package's one calibration
+    helper) returns only a noise whose cost was computed and found within ``epsilon``.
+    """
+    bracket = _bracket(cost, epsilon, start)
+    if bracket is None:
+        return None
+    lo, hi = bracket
+    if lo == hi:
+        return float(hi)
+    return float(_bisect_decreasing(cost, epsilon, lo, hi, rtol=0.002))
+
+
+def calibrate(
+    *, epsilon, delta, aggregator, n_teachers, n_public, n_classes, noise_scale, n_queries,
+    threshold, threshold_noise_scale, release, name="PATEClassifier",
+):
+    """The fit's :class:`QueryPlan`, from public numbers only; raises if infeasible.
+
+    ``n_public`` may be None (a plan made before the public points are known, as the
+    private searches do): the number of queries is then ``n_queries`` or, without a
+    budget, ``_QUERIES_WITHOUT_BUDGET``; with a budget the plan's epsilon is ``epsilon``
+    itself, an upper bound of any fit's.
+    """
+    T = int(n_teachers)
+    mechanism = MECHANISM[aggregator]
+    unit = T / math.sqrt(2) if mechanism == "laplace" else float(T)
+    confident = aggregator == "confident_gnmax"
+
+    def sigma1_of(scale):
+        if not confident:
+            return None
+        if threshold_noise_scale is not None:
+            return float(threshold_noise_scale)
+        return _THRESHOLD_NOISE_RATIO * scale
+
+    thr = None
+    if confident:
+        thr = float(threshold) if threshold is not None else _THRESHOLD_PER_TEACHER * T
+
+    def cost(k, scale):
+        return plan_epsilon(k, aggregator, scale, thr, sigma1_of(scale), delta, T, release)
+
+    def plan(k, scale, calibrated):
+        scale = float(scale)
+        eps = cost(k, scale)
+        return QueryPlan(T, int(k), scale, thr, sigma1_of(scale), eps, calibrated)
+
+    if n_public is None:
+        k_cap = n_queries if n_queries is not None else _QUERIES_WITHOUT_BUDGET
+    else:
+        k_cap = int(n_public) if n_queries is None else min(int(n_queries), int(n_public))
+
+    if epsilon is None:
+        scale = noise_scale if noise_scale is not None else _NOISE_PER_TEACHER * unit
+        k = k_cap if n_queries is not None or n_public is not None else _QUERIES_WITHOUT_BUDGET
+        if n_queries is None:
+            k = min(k, _QUERIES_WITHOUT_BUDGET)
+        return plan(k, scale, "nothing (no epsilon)" if noise_scale is None else "nothing")
+
+    epsilon = float(epsilon)
+    k_need = _MIN_ANSWERS_PER_CLASS * max(int(n_classes or 2), 2)
+    release_hint = (
+        " With release_data_dependent=True, publishing epsilon_sanitized_ takes part of the "
+        "budget; turn it off to leave all of it to the answers." if release else ""
+    )
+
+    if noise_scale is not None:
+        scale = float(noise_scale)
+        k = affordable_queries(lambda j: cost(j, scale), epsilon, k_cap)
+        if k < 1:
+            raise InfeasiblePrivacyError(
+                f"{name}: epsilon={epsilon:g} (delta={delta:g}) affords no query at "
+                f"noise_scale={scale:g} with {T} teachers (one query costs "
+                f"epsilon={cost(1, scale):.3g}). Raise epsilon or noise_scale, or leave "
+                "noise_scale=None to let the estimator choose it from epsilon." + release_hint
+            )
+        return plan(k, scale, "n_queries" if n_queries is None or k < k_cap else "nothing")
+
+    if n_queries is not None:
+        scale = smallest_noise(lambda s: cost(k_cap, s), epsilon, _NOISE_PER_TEACHER * unit)
+        if scale is None:
+            raise InfeasiblePrivacyError(
+                f"{name}: epsilon={epsilon:g} cannot pay for n_queries={k_cap} at any noise "
+                "the exact samplers take. Ask fewer queries (n_queries) or raise epsilon."
+            )
+        return plan(k_cap, scale, "noise_scale")
+
+    # Both chosen here: the rule of the module docstring.
+    target = _NOISE_PER_TEACHER * unit
+    k = affordable_queries(lambda j: cost(j, target), epsilon, k_cap)
+    if k == k_cap:
+        # Every public point is affordable: spend the rest of the budget on less noise.
+        scale = smallest_noise(lambda s: cost(k_cap, s), epsilon, target)
+        return plan(k_cap, min(scale, target), "noise_scale and n_queries")
+    k_want = min(k_cap, _ANSWERS_PER_CLASS * max(int(n_classes or 2), 2))
+    if k >= k_want:
+        return plan(k, target, "noise_scale and n_queries")
+    loudest = _MAX_NOISE_PER_TEACHER * unit
+    scale = smallest_noise(lambda s: cost(k_want, s), epsilon, target)
+    if scale is not None and scale <= loudest:
+        return plan(k_want, scale, "noise_scale and n_queries")
+    k = affordable_queries(lambda j: cost(j, loudest), epsilon, k_want)
+    if k < min(k_need, k_cap):
+        answers = "answer" if k == 1 else "answers"
+        raise InfeasiblePrivacyError(
+            f"{name}: epsilon={epsilon:g} (delta={delta:g}) affords at most {k} {answers} "
+            f"with {T} teachers, even at noise_scale={loudest:.3g} (as large as the number "
+            f"of teachers, where the noise drowns the votes); a student of {n_classes or 2} "
+            f"classes needs at least {k_need}. Raise epsilon, or give more private rows or "
+            "teachers (more teachers make the votes stand out from the noise; "
+            "n_teachers='auto' uses 1.5 sqrt(n_private)), or set noise_scale and n_queries "
+            "yourself." + release_hint
+        )
+    return plan(k, loudest, "noise_scale and n_queries")

@@ -1,0 +1,273 @@
+"""Preprocessing fixed by declared ranges and categories: it learns nothing from the rows."""
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, _fit_context
+from sklearn.compose import ColumnTransformer
+from sklearn.preprocessing import OneHotEncoder as _SkOneHotEncoder
+from sklearn.utils.validation import check_is_fitted
+
+from ..utils._validation import validate_numeric
+
+__all__ = ["BoundedScaler", "make_bounded_preprocessor"]
+
+
+def _per_feature(value, n_features, name, dtype=float):
+    arr = np.asarray(value, dtype=dtype)
+    try:
+        return np.broadcast_to(arr, (n_features,)).copy()
+    except ValueError:
+        raise ValueError(
+            f"BoundedScaler: {name} must be one value or one per feature "
+            f"(n_features={n_features}); got {value!r}."
+        ) from None
+
+
+class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Clip each feature to a declared range and map it to ``feature_range``.
+
+    Every parameter is public: fitting reads only the number (and names) of the columns,
+    so fitting on private rows costs no privacy and the transformer is silent in
+    :func:`~skprivate.accounting.leaking_steps`.
+
+    Parameters
+    ----------
+    bounds : tuple (lower, upper)
+        Declared range of each feature: two numbers or two arrays of length
+        ``n_features``, with ``lower < upper``, known without looking at the data.
+    feature_range : tuple (min, max), default=(0.0, 1.0)
+        Output range.
+    log1p : bool or array-like of bool, default=False
+        Features to transform with ``log1p`` (after clipping, with their bounds) before
+        scaling: dollar amounts and other heavy-tailed counts. Needs ``lower > -1``.
+    fill_value : float, array-like or None, default=None
+        Value for missing entries (NaN), one or one per feature. ``None``: the middle of
+        each feature's range.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+
+    See Also
+    --------
+    make_bounded_preprocessor : Ranges and categories for a whole table.
+    StandardScaler : Private statistics when no range is known well.
+
+    Notes
+    -----
+    The output of a row depends on that row and the declared parameters only, so the
+    transformer releases nothing about other rows; a pipeline of it and a differentially
+    private estimator has that estimator's guarantee. The class attribute
+    ``_skprivate_data_independent = True`` tells :func:`~skprivate.accounting.leaking_steps`
+    so. Choose the ranges from public knowledge (a codebook, the instrument's range,
+    the field's definition), never from the rows.
+
+    Examples
+    --------
+    >>> from skprivate.preprocessing import BoundedScaler
+    >>> BoundedScaler(bounds=(0, 100)).fit_transform([[50.0], [150.0], [float("nan")]])
+    array([[0.5],
+           [1. ],
+           [0.5]])
+    """
+
+    _skprivate_data_independent = True
+
+    _parameter_constraints = {
+        "bounds": [tuple, list],
+        "feature_range": [tuple],
+        "log1p": ["boolean", "array-like"],
+        "fill_value": [None, "array-like", float, int],
+    }
+
+    def __init__(self, bounds, feature_range=(0.0, 1.0), log1p=False, fill_value=None):
+        self.bounds = bounds
+        self.feature_range = feature_range
+        self.log1p = log1p
+        self.fill_value = fill_value
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Check the declared parameters against the number of columns; reads no value.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : BoundedScaler
+        """
+        X = validate_numeric(self, X, reset=True, dtype=np.float64,
+                             ensure_all_finite="allow-nan")
+        d = X.shape[1]
+        try:
+            lower, upper = self.bounds
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"BoundedScaler: bounds must be a pair (lower, upper); got {self.bounds!r}."
+            ) from None
+        lower = _per_feature(lower, d, "bounds[0]")
+        upper = _per_feature(upper, d, "bounds[1]")
+        if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))
+                and np.all(lower < upper)):
+            raise ValueError(
+                f"BoundedScaler: bounds must be finite with lower < upper for every feature; "
+                f"got {self.bounds!r}."
+            )
+        log = _per_feature(self.log1p, d, "log1p", dtype=bool)
+        if np.any(log & (lower <= -1)):
+            raise ValueError(
+                f"BoundedScaler: log1p needs lower bounds > -1; got bounds={self.bounds!r}."
+            )
+        lo_out, hi_out = self.feature_range
+        if not lo_out < hi_out:
+            raise ValueError(
+                f"BoundedScaler: feature_range must be (min, max) with min < max; got "
+                f"{self.feature_range!r}."
+            )
+        fill = (lower + upper) / 2.0 if self.fill_value is None else _per_feature(
+            self.fill_value, d, "fill_value"
+        )
+        self._lower, self._upper, self._log, self._fill = lower, upper, log, fill
+        return self
+
+    def transform(self, X):
+        """Fill, clip, ``log1p`` where asked, and map to ``feature_range``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self, "_lower")
+        X = validate_numeric(self, X, reset=False, dtype=np.float64,
+                             ensure_all_finite="allow-nan")
+        X = np.where(np.isnan(X), self._fill, X)
+        X = np.clip(X, self._lower, self._upper)
+        with np.errstate(invalid="ignore", divide="ignore"):  # unflagged log1p discarded
+            low = np.where(self._log, np.log1p(self._lower), self._lower)
+            high = np.where(self._log, np.log1p(self._upper), self._upper)
+            X = np.where(self._log, np.log1p(X), X)
+        lo_out, hi_out = self.feature_range
+        return lo_out + (X - low) / (high - low) * (hi_out - lo_out)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.requires_fit = True
+        return tags
+
+
+def make_bounded_preprocessor(numeric=None, categorical=None, *, log1p=(), fill_value=None,
+                              feature_range=(0.0, 1.0), remainder="drop"):
+    """A preprocessor for any table from declared ranges and categories: no privacy cost.
+
+    It one-hot encodes the ``categorical`` columns with the declared category lists and
+    scales the ``numeric`` columns from their declared ranges (:class:`BoundedScaler`).
+    Nothing is read from the rows, so it can be fitted on private data in front of a
+    differentially private estimator and the pipeline's guarantee is that estimator's.
+
+    Parameters
+    ----------
+    numeric : dict, default=None
+        ``{column: (low, high)}``: the public range of each numeric column. Columns are
+        DataFrame names (str) or positions (int), all of one kind.
+    categorical : dict, default=None
+        ``{column: [category, ...]}``: the complete list of values of each categorical
+        column (from a codebook). Other values, and missing ones, encode as all zeros.
+    log1p : collection, default=()
+        Numeric columns to scale as ``log1p`` (heavy-tailed amounts).
+    fill_value : dict, default=None
+        ``{column: value}`` for missing numeric values; a column not listed gets the
+        middle of its range.
+    feature_range : tuple, default=(0.0, 1.0)
+        Output range of the numeric columns.
+    remainder : {"drop", "passthrough"}, default="drop"
+        What to do with the columns not listed.
+
+    Returns
+    -------
+    ColumnTransformer
+        Unfitted; categorical block first, then numeric; dense float64 output; feature
+        names ``"<column>_<category>"`` and ``"<column>"``.
+
+    See Also
+    --------
+    BoundedScaler : The numeric part.
+    skprivate.accounting.leaking_steps : Which steps of a pipeline learn from the rows.
+    skprivate.datasets.make_adult_preprocessor : This helper with the Adult codebook.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from skprivate.preprocessing import make_bounded_preprocessor
+    >>> df = pd.DataFrame({"age": [25, 70, 99], "sex": ["F", "M", "X"]})
+    >>> prep = make_bounded_preprocessor(numeric={"age": (17, 90)},
+    ...                                  categorical={"sex": ["F", "M"]})
+    >>> prep.fit_transform(df).round(3)
+    array([[1.   , 0.   , 0.11 ],
+           [0.   , 1.   , 0.726],
+           [0.   , 0.   , 1.   ]])
+    >>> list(prep.get_feature_names_out())
+    ['sex_F', 'sex_M', 'age']
+    """
+    numeric = dict(numeric or {})
+    categorical = dict(categorical or {})
+    if not numeric and not categorical:
+        raise ValueError(
+            "make_bounded_preprocessor: declare at least one column, numeric={column: (low, "
+            "high)} or categorical={column: [categories]}."
+        )
+    keys = [*numeric, *categorical]
+    if not (all(isinstance(k, str) for k in keys)
+            or all(isinstance(k, Integral) and not isinstance(k, bool) for k in keys)):
+        raise ValueError(
+            "make_bounded_preprocessor: columns must be all names (str) or all positions "
+            f"(int); got {keys!r}."
+        )
+    unknown = [k for k in log1p if k not in numeric]
+    unknown += [k for k in (fill_value or {}) if k not in numeric]
+    if unknown:
+        raise ValueError(
+            f"make_bounded_preprocessor: log1p and fill_value name columns {unknown!r} that "
+            "are not in numeric; declare their ranges in numeric."
+        )
+    transformers = []
+    if categorical:
+        transformers.append((
+            "categorical",
+            _SkOneHotEncoder(
+                categories=[list(c) for c in categorical.values()],
+                handle_unknown="ignore",
+                sparse_output=False,
+                dtype=np.float64,
+            ),
+            list(categorical),
+        ))
+    if numeric:
+        ranges = np.asarray(list(numeric.values()), dtype=float)
+        fills = dict(fill_value or {})
+        transformers.append((
+            "numeric",
+            BoundedScaler(
+                bounds=(ranges[:, 0], ranges[:, 1]),
+                feature_range=feature_range,
+                log1p=[k in set(log1p) for k in numeric],
+                fill_value=[fills.get(k, (lo + hi) / 2.0) for k, (lo, hi) in numeric.items()],
+            ),
+            list(numeric),
+        ))
+    return ColumnTransformer(
+        transformers,
+        remainder=remainder,
+        sparse_threshold=0.0,
+        verbose_feature_names_out=False,
+    )

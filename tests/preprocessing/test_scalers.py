@@ -1,0 +1,195 @@
+"""Private scalers: released statistics against independent computations."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler as SkStandardScaler
+
+from skprivate.accounting import BudgetAccountant
+from skprivate.exceptions import PrivacyLeakWarning
+from skprivate.linear_model import DPLSSGDClassifier
+from skprivate.preprocessing import RobustScaler, StandardScaler, make_private_pipeline
+from skprivate.preprocessing._common import exponential_quantiles
+from skprivate.preprocessing._scalers import _standard_moments, _standard_sensitivity
+
+
+def _quiet_fit(est, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # seeded noise in tests
+        return est.fit(*args)
+
+
+def _gaussian_delta(mu, epsilon):
+    """Exact delta(epsilon) of a Gaussian mechanism with sensitivity/sigma = mu.
+
+    Balle and Wang 2018, Theorem 8, written out here with scipy (independent of
+    skprivate.mechanisms).
+    """
+    return norm.cdf(mu / 2 - epsilon / mu) - math.exp(epsilon) * norm.cdf(-mu / 2 - epsilon / mu)
+
+
+@pytest.mark.parametrize("d", [1, 3, 20])
+def test_standard_scaler_privacy_loss_at_worst_neighbours(d):
+    """Noise off: the released vector moves by at most the stated sensitivity, and at that
+    shift the Gaussian's exact privacy profile meets (epsilon_, delta_)."""
+    rng = np.random.default_rng(0)
+    lower, upper = -np.ones(d) * 3, np.ones(d) * 5
+    X = rng.uniform(-3, 5, size=(50, d))
+    scaler = _quiet_fit(StandardScaler(epsilon=0.7, delta=1e-6, bounds=(lower, upper),
+                                       random_state=0), X)
+    centre, half = (upper + lower) / 2, (upper - lower) / 2
+    worst = 0.0
+    # rows at the corners and inside: the added row's effect on the released vector
+    for row in [upper, lower, np.where(np.arange(d) % 2, upper, lower), centre,
+                *rng.uniform(-3, 5, size=(20, d))]:
+        U = (X - centre) / half
+        U2 = (np.vstack([X, row]) - centre) / half
+        shift = np.linalg.norm(_standard_moments(U2) - _standard_moments(U))
+        worst = max(worst, shift)
+    assert worst == pytest.approx(math.sqrt(1 + 1.25 * d))  # attained at a corner
+    assert worst <= _standard_sensitivity(d) * (1 + 1e-12)
+    mu = worst / scaler.noise_std_
+    assert _gaussian_delta(mu, scaler.epsilon_) <= scaler.delta_
+    # and it is tight: a 2 % smaller noise would break the stated delta
+    assert _gaussian_delta(mu * 1.02, scaler.epsilon_) > scaler.delta_
+
+
+def test_standard_scaler_variance_of_released_mean():
+    """Across seeds, the released mean's spread is the Gaussian noise's over n."""
+    X = np.random.default_rng(1).uniform(0, 10, size=(5000, 2))
+    means = np.array([
+        _quiet_fit(StandardScaler(epsilon=0.5, delta=1e-6, bounds=(0, 10), random_state=s),
+                   X).mean_
+        for s in range(400)
+    ])
+    scaler = _quiet_fit(StandardScaler(epsilon=0.5, delta=1e-6, bounds=(0, 10),
+                                       random_state=0), X)
+    expected = 5.0 * scaler.noise_std_ / X.shape[0]  # half-width times sigma over n
+    assert means.std(axis=0) == pytest.approx([expected, expected], rel=0.15)
+    assert means.mean(axis=0) == pytest.approx(X.mean(axis=0), abs=4 * expected / 20)
+
+
+def test_standard_scaler_recovers_statistics_and_reports():
+    rng = np.random.default_rng(0)
+    X = rng.normal([10, -5], [2, 0.5], size=(20000, 2))
+    scaler = _quiet_fit(StandardScaler(epsilon=1.0, bounds=([0, -10], [20, 0]),
+                                       random_state=0), X)
+    assert scaler.mean_ == pytest.approx([10, -5], abs=0.05)
+    assert scaler.scale_ == pytest.approx([2, 0.5], rel=0.05)
+    Xt = scaler.transform(X)
+    assert Xt.mean(axis=0) == pytest.approx([0, 0], abs=0.05)
+    assert scaler.inverse_transform(Xt) == pytest.approx(np.clip(X, [0, -10], [20, 0]))
+    report = scaler.privacy_report_
+    assert report["epsilon"] == 1.0 and report["l2_sensitivity"] == pytest.approx(math.sqrt(3.5))
+    assert report.caveat_codes == ["seed_fixed"]
+
+
+def test_bounds_read_from_data_warn_once():
+    X = np.random.default_rng(0).normal(size=(100, 2))
+    with pytest.warns(PrivacyLeakWarning, match="bounds") as record:
+        scaler = StandardScaler().fit(X)
+    assert len(record) == 1
+    assert "bounds_from_data" in scaler.privacy_report_.caveat_codes
+    assert scaler.bounds_[0] == pytest.approx(X.min(axis=0))
+
+
+def test_bad_bounds_are_named():
+    X = np.ones((5, 2))
+    with pytest.raises(ValueError, match="bounds"):
+        StandardScaler(bounds=(1, 0)).fit(X)
+    with pytest.raises(ValueError, match="n_features=2"):
+        StandardScaler(bounds=([0, 0, 0], [1, 1, 1])).fit(X)
+
+
+def test_accountant_is_charged_before_reading():
+    acc = BudgetAccountant(epsilon=0.15)
+    X = np.random.default_rng(0).uniform(size=(100, 2))
+    StandardScaler(epsilon=0.1, bounds=(0, 1), accountant=acc).fit(X)
+    with pytest.raises(Exception, match="budget"):
+        StandardScaler(epsilon=0.1, bounds=(0, 1), accountant=acc).fit(X)
+    assert acc.spends[0].event is not None  # composes in Renyi DP with the estimator
+
+
+def _em_density(z, lower, upper, q, epsilon, grid):
+    """Exact output density of the exponential-mechanism quantile on a grid (test's own)."""
+    z = np.sort(z)
+    below = np.searchsorted(z, grid, side="left")
+    logw = -0.5 * epsilon * np.abs(below - q * len(z))
+    w = np.exp(logw - logw.max())
+    return w / (w.sum() * (grid[1] - grid[0]))
+
+
+def test_quantile_privacy_loss_is_at_most_epsilon():
+    """Exact densities at neighbouring data sets: the log ratio never exceeds epsilon."""
+    rng = np.random.default_rng(0)
+    z = rng.uniform(0, 10, size=15)
+    grid = np.linspace(0, 10, 200001)[:-1] + 0.5e-4
+    for q in (0.25, 0.5, 0.9):
+        base = _em_density(z, 0, 10, q, 1.0, grid)
+        for extra in (0.0, 3.3, 10.0):
+            other = _em_density(np.append(z, extra), 0, 10, q, 1.0, grid)
+            assert np.max(np.abs(np.log(base / other))) <= 1.0 + 1e-9
+
+
+def test_quantile_sampler_matches_the_exact_density():
+    """Many columns of the same data give independent draws: their histogram over the
+    gaps between data points matches the exact exponential-mechanism probabilities."""
+    rng = np.random.default_rng(0)
+    z = np.array([1.0, 2.0, 2.5, 6.0, 9.0])
+    X = np.repeat(z[:, None], 200000, axis=1)
+    lower, upper = np.zeros(X.shape[1]), np.full(X.shape[1], 10.0)
+    draws = exponential_quantiles(X, lower, upper, 0.5, 1.0, rng)
+    edges = np.array([0.0, *z, 10.0])
+    counts = np.histogram(draws, bins=edges)[0] / len(draws)
+    lengths = np.diff(edges)
+    weights = lengths * np.exp(-0.5 * np.abs(np.arange(6) - 2.5))
+    assert counts == pytest.approx(weights / weights.sum(), abs=0.005)
+
+
+def test_robust_scaler_on_heavy_tails():
+    X = np.random.default_rng(0).standard_cauchy(size=(20000, 2))
+    scaler = _quiet_fit(RobustScaler(epsilon=1.0, bounds=(-1e4, 1e4), random_state=0), X)
+    assert scaler.center_ == pytest.approx([0, 0], abs=0.1)
+    assert scaler.scale_ == pytest.approx([2, 2], rel=0.1)  # Cauchy IQR = 2
+    assert scaler.epsilon_ == 1.0 and scaler.delta_ == 0.0
+    with pytest.raises(ValueError, match="quantile_range"):
+        RobustScaler(bounds=(0, 1), quantile_range=(80, 20)).fit(X)
+
+
+def test_set_output_pandas_and_feature_names():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"a": np.arange(50.0), "b": np.arange(50.0) * 2})
+    scaler = StandardScaler(bounds=(0, 100), epsilon=1.0).set_output(transform="pandas")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # public bounds, OS noise: none
+        out = scaler.fit_transform(df)
+    assert list(out.columns) == ["a", "b"]
+    assert list(scaler.get_feature_names_out()) == ["a", "b"]
+
+
+@pytest.mark.parametrize("loader, bounds", [(load_digits, (0.0, 16.0)),
+                                            (load_breast_cancer, None)])
+def test_private_scaler_pipeline_is_as_accurate_as_the_leaky_one(loader, bounds):
+    """At total epsilon 1 the private pipeline matches StandardScaler + DP-LSSGD (which
+    leaks) within a few points, averaged over three seeds."""
+    X, y = loader(return_X_y=True)
+    if bounds is None:  # breast cancer: no codebook; a range 1.5x past the largest value
+        bounds = (np.zeros(X.shape[1]), np.ceil(1.5 * X.max(axis=0)))
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    leaky, private = [], []
+    for seed in range(3):
+        leaky.append(_quiet_fit(make_pipeline(
+            SkStandardScaler(), DPLSSGDClassifier(epsilon=1.0, random_state=seed)
+        ), Xtr, ytr).score(Xte, yte))
+        private.append(_quiet_fit(make_private_pipeline(
+            StandardScaler(bounds=bounds, random_state=seed),
+            DPLSSGDClassifier(random_state=seed), epsilon=1.0,
+        ), Xtr, ytr).score(Xte, yte))
+    assert np.mean(private) >= np.mean(leaky) - 0.03
+    assert np.mean(private) > 0.85
