@@ -49,7 +49,7 @@ def solve_monotone(
     ----------
     fun : callable
         ``fun(x) -> float``, non-decreasing (``increasing=True``) or non-increasing in ``x``
-        on ``[lower, upper]``. ``math.inf`` is allowed (an infeasible point).
+        on ``[lower, upper]``. ``math.inf`` and NaN are allowed: they count as infeasible.
     target : float
         The bound ``fun(x) <= target`` to meet.
     increasing : bool
@@ -93,6 +93,23 @@ def solve_monotone(
     NoFeasiblePointError
         If ``fun`` exceeds ``target`` over the whole domain (the end nearest the feasible
         side was evaluated and found above the target).
+
+    Examples
+    --------
+    The smallest noise multiplier ``z`` whose (toy) epsilon ``3 / z`` is at most 1.5, to
+    0.2 % in epsilon, never above it:
+
+    >>> from skprivate.accounting._calibrate import solve_monotone
+    >>> z = solve_monotone(lambda z: 3.0 / z, 1.5, increasing=False, lower=1e-2,
+    ...                    upper=1e5, start=1.0, rtol=0.002)
+    >>> 0.998 * 1.5 <= 3.0 / z <= 1.5
+    True
+
+    The largest number of queries whose cost ``k // 4`` is at most 10:
+
+    >>> solve_monotone(lambda k: k // 4, 10, increasing=True, lower=0, upper=1000,
+    ...                start=1000, known={0: 0}, scale="linear", integer=True)
+    43
     """
     if integer and (scale != "linear" or method != "bisect"):
         raise ValueError("integer=True needs scale='linear' and method='bisect'.")
@@ -115,11 +132,19 @@ def solve_monotone(
         raise ValueError("solve_monotone needs a start point or known values.")
 
     # Moving "outward" = towards larger x if increasing (where the cost grows), else smaller.
+    def move(x, up):
+        y = x * expand if up else x / expand
+        if integer:
+            y = math.ceil(y) if up else math.floor(y)
+        if up:  # from zero or a negative x a factor does not move up: go to the domain end
+            return min(y, upper) if y > x else upper
+        return max(y, lower) if y < x else lower
+
     def outward(x):
-        return min(x * expand, upper) if increasing else max(x / expand, lower)
+        return move(x, up=increasing)
 
     def inward(x):
-        return max(x / expand, lower) if increasing else min(x * expand, upper)
+        return move(x, up=not increasing)
 
     def best_feasible():  # the feasible point nearest the boundary
         points = [x for x in values if feasible(x)]

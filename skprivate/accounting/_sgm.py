@@ -24,6 +24,7 @@ from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..exceptions import InfeasiblePrivacyError
+from ._calibrate import NoFeasiblePointError, solve_monotone
 
 __all__ = [
     "DEFAULT_RDP_ORDERS",
@@ -313,38 +314,6 @@ def _fast_rdp_epsilon(noise_multiplier, sample_rate, steps, delta, gaussians=())
     return float(eps)
 
 
-def _bisect_decreasing(fun, target, lo, hi, rtol):
-    """Smallest x in [lo, hi] (to rtol in fun) with fun(x) <= target, fun decreasing.
-
-    Requires fun(lo) > target >= fun(hi). Returns hi with fun(hi) <= target, and stops once
-    fun(hi) >= (1 - rtol) * target, so the answer never overshoots the target.
-    """
-    f_hi = fun(hi)
-    while f_hi < (1 - rtol) * target and hi / lo - 1 > 1e-10:
-        mid = math.sqrt(lo * hi)
-        f_mid = fun(mid)
-        if f_mid <= target:
-            hi, f_hi = mid, f_mid
-        else:
-            lo = mid
-    return hi
-
-
-def _bracket(fun, target, start):
-    """Return (lo, hi) with fun(lo) > target >= fun(hi), searching by factors of two."""
-    hi = start
-    while fun(hi) > target:
-        if hi >= _MAX_NOISE:
-            return None
-        hi = min(2 * hi, _MAX_NOISE)
-    lo = hi / 2
-    while fun(lo) <= target:
-        if lo <= _MIN_NOISE:
-            return lo, lo
-        hi, lo = lo, max(lo / 2, _MIN_NOISE)
-    return lo, hi
-
-
 @validate_params(
     {
         "target_epsilon": [Interval(Real, 0, None, closed="neither")],
@@ -435,12 +404,19 @@ def dpsgd_noise_multiplier(
     return _refine(exact, fast, target, z)
 
 
-def _search(fun, target):
-    """Smallest noise multiplier with fun <= target, or None if none up to the maximum."""
-    bracket = _bracket(fun, target, 1.0)
-    if bracket is None:
+def _search(fun, target, start=1.0, known=None):
+    """Smallest noise multiplier with fun <= target (to 0.2 % in fun), or None if none.
+
+    Doubling or halving from ``start``, then geometric bisection: the package's one
+    calibration solver, :func:`skprivate.accounting._calibrate.solve_monotone`.
+    """
+    try:
+        return solve_monotone(
+            fun, target, increasing=False, lower=_MIN_NOISE, upper=_MAX_NOISE, start=start,
+            known=known, rtol=0.002, xtol=1e-10,
+        )
+    except NoFeasiblePointError:
         return None
-    return _bisect_decreasing(fun, target, *bracket, rtol=0.002)
 
 
 def _refine(exact, guide, target, z, rtol=0.01):
@@ -448,8 +424,9 @@ def _refine(exact, guide, target, z, rtol=0.01):
 
     ``guide`` is a cheap function close to ``exact`` in shape: one round re-targets the cheap
     search by the ratio ``exact / guide`` measured at ``z``. Then a bracketing secant search
-    on ``log epsilon`` against ``log z`` (false position with the Illinois modification)
-    finishes with ``exact`` alone. The result always satisfies ``exact(z) <= target``.
+    on ``log epsilon`` against ``log z`` (false position with the Illinois modification,
+    :func:`~skprivate.accounting._calibrate.solve_monotone`) finishes with ``exact`` alone,
+    reusing the values already measured. The result always satisfies ``exact(z) <= target``.
     """
     values = {}
 
@@ -467,47 +444,13 @@ def _refine(exact, guide, target, z, rtol=0.01):
         moved = _search(guide, (1 - rtol / 2) * target / ratio)
         if moved is not None and moved not in values and done(measure(moved)):
             return moved
-    # Bracket: lo infeasible (value > target), hi feasible.
-    while not any(v <= target for v in values.values()):
-        s = max(values) * 1.25
-        if s > _MAX_NOISE:
-            raise InfeasiblePrivacyError(
-                f"target_epsilon={target!r} is not reachable with noise_multiplier <= "
-                f"{_MAX_NOISE:g}."
-            )
-        if done(measure(s)):
-            return s
-    while not any(v > target for v in values.values()):
-        s = min(values) * 0.8
-        if s < _MIN_NOISE:
-            return min(values)
-        if done(measure(s)):
-            return s
-    hi = min(s for s, v in values.items() if v <= target)
-    lo = max(s for s, v in values.items() if v > target)
-    goal = math.log((1 - rtol / 2) * target)
-    f_lo, f_hi = math.log(values[lo]) - goal, math.log(max(values[hi], 1e-300)) - goal
-    side = 0
-    for _ in range(40):
-        if hi / lo - 1 < 1e-10:
-            break
-        x_lo, x_hi = math.log(lo), math.log(hi)
-        x = x_hi - f_hi * (x_hi - x_lo) / (f_hi - f_lo) if f_hi != f_lo else 0.5 * (x_lo + x_hi)
-        if not (x_lo < x < x_hi):
-            x = 0.5 * (x_lo + x_hi)
-        s = math.exp(x)
-        value = measure(s)
-        if done(value):
-            return s
-        f = math.log(max(value, 1e-300)) - goal
-        if value <= target:
-            hi, f_hi = s, f
-            if side == 1:  # Illinois: halve the stale end's weight so both ends move
-                f_lo /= 2
-            side = 1
-        else:
-            lo, f_lo = s, f
-            if side == -1:
-                f_hi /= 2
-            side = -1
-    return hi
+    try:
+        return solve_monotone(
+            exact, target, increasing=False, lower=_MIN_NOISE, upper=_MAX_NOISE, known=values,
+            rtol=rtol, xtol=1e-10, method="illinois", expand=1.25, max_steps=40,
+        )
+    except NoFeasiblePointError:
+        raise InfeasiblePrivacyError(
+            f"target_epsilon={target!r} is not reachable with noise_multiplier <= "
+            f"{_MAX_NOISE:g}."
+        ) from None

@@ -17,6 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .. import _caveats
 from ..base import DPEstimatorMixin, _n_rows, _resolve_classes, _user_stacklevel
+from ..accounting._calibrate import NoFeasiblePointError, solve_monotone
 from ..exceptions import PrivacyTestFailed
 from ..mechanisms import gaussian_noise, laplace_noise
 from ._chance import (
@@ -28,7 +29,7 @@ from ._chance import (
     release_noise,
     select_candidate,
 )
-from ..utils._validation import validate_numeric
+from ..utils._validation import check_bounds_pair, validate_numeric
 from ._linear_output import (
     _LinearClassifierOutput,
     _LinearRegressorOutput,
@@ -55,18 +56,9 @@ def _with_epsilon(estimator, epsilon):
 
 def _as_bounds(bounds, n_features, name):
     """``(lower, upper)`` broadcast to ``n_features`` floats, checked."""
-    try:
-        lower, upper = bounds
-        lower = np.broadcast_to(np.asarray(lower, dtype=float), (n_features,)).copy()
-        upper = np.broadcast_to(np.asarray(upper, dtype=float), (n_features,)).copy()
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{name}: bounds must be a pair (lower, upper) of floats or of arrays of length "
-            f"n_features={n_features}; got {bounds!r}. Pass the public range of each "
-            "feature, for example bounds=(0, 1) for min-max scaled data."
-        ) from None
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
-        raise ValueError(f"{name}: bounds must be finite; got {bounds!r}.")
+    lower, upper = check_bounds_pair(
+        bounds, n_features, name, "for example bounds=(0, 1) for min-max scaled data"
+    )
     if np.any(lower > upper):
         raise ValueError(
             f"{name}: every lower bound must be <= its upper bound; got bounds={bounds!r}."
@@ -314,14 +306,16 @@ class _BaseDPDropout(DPEstimatorMixin):
             ("rows needed", float(n_samples), lambda v: ratio_at(n=int(math.ceil(v)))),
             ("epsilon needed", float(self.epsilon), lambda v: ratio_at(epsilon=v)),
         ):
-            lo, hi = start, start
-            while fn(hi) > CHANCE_RATIO and hi < start * 2**20:
-                lo, hi = hi, hi * 2
-            if fn(hi) > CHANCE_RATIO:
+            # The ratio decreases in both: the smallest value at or above ``start`` (up to
+            # 2**20 times it) that brings it to the threshold, by the package's one solver
+            # (doubling, then geometric bisection).
+            try:
+                hi = solve_monotone(
+                    fn, CHANCE_RATIO, increasing=False, lower=start, upper=start * 2**20,
+                    start=start, xtol=1e-12,
+                )
+            except NoFeasiblePointError:
                 continue
-            for _ in range(40):  # the ratio decreases in both; bisect on a log scale
-                mid = math.sqrt(lo * hi)
-                lo, hi = (lo, mid) if fn(mid) <= CHANCE_RATIO else (mid, hi)
             out[key] = int(math.ceil(hi)) if key == "rows needed" else hi
         return out
 

@@ -31,6 +31,30 @@ from ._private_scaling import private_row_statistics
 
 __all__ = ["DPLSSGDClassifier", "DPLSSGDRegressor"]
 
+# The fitted attributes of a DP-LSSGD training, shared by both estimators' docstrings.
+_TRAINING_ATTRIBUTES_DOC = """noise_multiplier_ : float
+        The noise multiplier used.
+
+    sample_rate_ : float
+        The Poisson sampling rate ``batch_size / n_samples``.
+
+    n_steps_ : int
+        Number of noisy steps taken.
+
+    n_iter_ : int
+        Number of epochs run (``max_iter``; with ``"auto"``, ``n_steps_`` over the steps
+        of an epoch, rounded up).
+
+    batch_size_ : int
+        The expected batch size used.
+
+    learning_rate_ : float
+        The learning rate used.
+
+    max_grad_norm_ : float
+        The clipping norm used (with ``max_grad_norm="auto"``, in the units of the
+        privately centred and scaled rows)."""
+
 # None: the "auto" policy of skprivate._dpsgd_plan, max(128, n / 256) capped at n.
 _AUTO_BATCH_SIZE = None
 
@@ -226,7 +250,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         ``"auto"``: the rows are first centred by a private estimate of their mean and
         divided by a private estimate of their root mean squared norm (over 3), and the
         gradients of that model are clipped to 0.3. The two estimates are Gaussian
-        releases composed with the training in ``epsilon_`` (about 12 % of the budget in
+        releases composed with the training in ``epsilon_`` (about 12 %% of the budget in
         Gaussian-DP terms); they make the fit the same whatever the scale and offset of
         the features (see Notes). A number: rows as given, clipped at that norm.
 
@@ -272,7 +296,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
 
     accounting : {"rdp", "pld"}, default="pld"
         Privacy accountant for the composition over steps: privacy loss distributions
-        (tight: about 7 % less noise than RDP on typical plans; calibrated in about a
+        (tight: about 7 %% less noise than RDP on typical plans; calibrated in about a
         second) or Renyi DP (fast, slightly loose). See
         :func:`~skprivate.accounting.dpsgd_epsilon`.
 
@@ -317,33 +341,12 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
 
     epsilon_ : float
         The epsilon the fit achieved at ``delta_`` (at most ``epsilon`` when the noise was
-        calibrated, and within 1 % of it).
+        calibrated, and within 1 %% of it).
 
     delta_ : float
         The delta of the guarantee.
 
-    noise_multiplier_ : float
-        The noise multiplier used.
-
-    sample_rate_ : float
-        The Poisson sampling rate ``batch_size / n_samples``.
-
-    n_steps_ : int
-        Number of noisy steps taken.
-
-    n_iter_ : int
-        Number of epochs run (``max_iter``; with ``"auto"``, ``n_steps_`` over the steps
-        of an epoch, rounded up).
-
-    batch_size_ : int
-        The expected batch size used.
-
-    learning_rate_ : float
-        The learning rate used.
-
-    max_grad_norm_ : float
-        The clipping norm used (with ``max_grad_norm="auto"``, in the units of the
-        privately centred and scaled rows).
+    %(training_attributes)s
 
     offset_ : ndarray of shape (n_features,)
         With ``max_grad_norm="auto"``: the private estimate of the mean row the model was
@@ -433,6 +436,8 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
     >>> clf.score(X_test, y_test) > 0.7
     True
     """
+
+    __doc__ = __doc__ % {"training_attributes": _TRAINING_ATTRIBUTES_DOC}
 
     _parameter_constraints = {
         **_BaseDPLSSGD._parameter_constraints,
@@ -715,28 +720,7 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
     delta_ : float
         The delta of the guarantee.
 
-    noise_multiplier_ : float
-        The noise multiplier used.
-
-    sample_rate_ : float
-        The Poisson sampling rate ``batch_size / n_samples``.
-
-    n_steps_ : int
-        Number of noisy steps taken.
-
-    n_iter_ : int
-        Number of epochs run (``max_iter``; with ``"auto"``, ``n_steps_`` over the steps
-        of an epoch, rounded up).
-
-    batch_size_ : int
-        The expected batch size used.
-
-    learning_rate_ : float
-        The learning rate used.
-
-    max_grad_norm_ : float
-        The clipping norm used (with ``max_grad_norm="auto"``, in the units of the
-        privately centred and scaled rows).
+    %(training_attributes)s
 
     offset_ : ndarray of shape (n_features,)
         With ``max_grad_norm="auto"``: the private estimate of the mean row (None without
@@ -797,6 +781,8 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
     >>> reg.score(X, y) > 0.8
     True
     """
+
+    __doc__ = __doc__ % {"training_attributes": _TRAINING_ATTRIBUTES_DOC}
 
     _parameter_constraints = {
         **_BaseDPLSSGD._parameter_constraints,

@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._dpsgd_plan import DPSGDPlanMixin
+from ..accounting._calibrate import NoFeasiblePointError, solve_monotone
 from ..exceptions import InfeasiblePrivacyError
 from . import _tuning_accounting as ta
 from ._candidates import dp_step, resolve_relative, split_run_budget
@@ -131,8 +132,9 @@ def calibrate(search, support, n_train, rtol=0.02):
     Returns ``(eps_run, total, z, spends)``: the per-run epsilon, the whole search's epsilon
     (never above ``search.epsilon``), the score's noise multiplier and each candidate's
     planned spend. The total grows with ``eps_run``; a bracket (lo feasible, hi not) is
-    narrowed by Illinois false position on ``log(total)`` against ``log(eps_run)``, and
-    the answer is always a feasible point, so the budget is never overshot.
+    narrowed by Illinois false position on ``log(total)`` against ``log(eps_run)``
+    (:func:`skprivate.accounting._calibrate.solve_monotone`), and the answer is always a
+    feasible point, so the budget is never overshot.
     """
     if search.n_candidates != "poisson" and search.mean_candidates <= 1:
         # gamma = 1: the truncated negative binomial is then one run for sure
@@ -158,57 +160,17 @@ def calibrate(search, support, n_train, rtol=0.02):
     )
     if floor >= target:
         raise too_small(search, n_train, floor)
-    lo, hi = _bracket(f, target, lambda: too_small(search, n_train, floor))
-    if hi is None:
-        return answer(lo)  # a run may spend the whole budget
-    goal = math.log(target * (1 - rtol / 2))
-
-    def g(v):
-        total = results[v][0]
-        return math.log(total) - goal if math.isfinite(total) else 50.0
-
-    g_lo, g_hi, side = g(lo), g(hi), 0
-    for _ in range(30):
-        if (1 - rtol) * target <= results[lo][0] or hi / lo - 1 < 1e-6:
-            break
-        a, b = math.log(lo), math.log(hi)
-        x_new = b - g_hi * (b - a) / (g_hi - g_lo) if g_hi != g_lo else 0.5 * (a + b)
-        if not a < x_new < b:
-            x_new = 0.5 * (a + b)
-        x = math.exp(x_new)
-        if f(x) <= target:
-            lo, g_lo = x, g(x)
-            if side == 1:
-                g_hi /= 2
-            side = 1
-        else:
-            hi, g_hi = x, g(x)
-            if side == -1:
-                g_lo /= 2
-            side = -1
-    return answer(lo)
-
-
-def _bracket(f, target, infeasible):
-    """``(lo, hi)``: ``f(lo) <= target < f(hi)``; ``hi`` None when ``f(target) <= target``."""
-    x = target / 3.0
-    if f(x) <= target:
-        lo = x
-        while True:
-            x = min(2 * x, target)
-            if f(x) > target:
-                return lo, x
-            lo = x
-            if x >= target:  # a run can never cost more than the whole search
-                return lo, None
-    hi = x
-    while True:
-        x /= 2
-        if x < target * 1e-3:
-            raise infeasible()
-        if f(x) <= target:
-            return x, hi
-        hi = x
+    # From target / 3, doubling (up to the whole budget: a run never costs more than the
+    # search) or halving (down to target / 1000) to a bracket, then Illinois false position
+    # on log(total) against log(eps_run): the package's one calibration solver.
+    try:
+        eps_run = solve_monotone(
+            f, target, increasing=True, lower=target * 1e-3, upper=target,
+            start=target / 3.0, rtol=rtol, xtol=1e-6, method="illinois", max_steps=30,
+        )
+    except NoFeasiblePointError:
+        raise too_small(search, n_train, floor) from None
+    return answer(eps_run)
 
 
 def check_public_plans(search, dp, support, eps_run, n_train_public, spends):

@@ -78,6 +78,7 @@ import numpy as np
 from dp_accounting import dp_event, rdp
 from scipy.special import gammaln
 
+from ..accounting._calibrate import solve_monotone
 from ..accounting._sgm import (
     _integer_order_terms,
     _quiet_dp_accounting,
@@ -179,16 +180,14 @@ def tnb_gamma(mean, eta):
     """The ``gamma`` whose ``D_{eta, gamma}`` has mean ``mean`` (>= 1 exactly, > 1 here)."""
     if eta == 1:
         return 1.0 / float(mean)
-    lo, hi = 1e-15, 1.0 - 1e-15  # tnb_mean decreases in gamma, to 1 as gamma -> 1
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if tnb_mean(mid, eta) > mean:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-15 * hi:
-            break
-    return hi  # mean(hi) <= mean: the accounting below uses tnb_mean(gamma) itself
+    # tnb_mean decreases in gamma, from +inf at 0 to 1 as gamma -> 1 (the two ends are known,
+    # not evaluated): bisection to relative width 1e-15 by the package's one solver. The
+    # smallest gamma with mean(gamma) <= mean; the accounting below uses tnb_mean(gamma).
+    lo, hi = 1e-15, 1.0 - 1e-15
+    return solve_monotone(
+        lambda g: tnb_mean(g, eta), float(mean), increasing=False, lower=lo, upper=hi,
+        known={lo: math.inf, hi: 1.0}, xtol=1e-15, scale="linear",
+    )
 
 
 def tnb_pmf(k, gamma, eta):

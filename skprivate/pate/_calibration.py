@@ -40,8 +40,8 @@ The rule (derived here, measured in ``benchmarks/pate_adult.py`` and
   200/250), and counts every query as answered, as the data-independent bound must.
 
 Every solve keeps only points whose epsilon was computed and found within the target (an
-integer bisection on the number of queries, ``skprivate.accounting._sgm._bisect_decreasing``
-on the noise), so the plan never overshoots ``epsilon``.
+integer bisection on the number of queries, a geometric one on the noise, both by
+``skprivate.accounting._calibrate.solve_monotone``), so the plan never overshoots ``epsilon``.
 """
 
 import functools
@@ -52,7 +52,9 @@ import numpy as np
 
 from ..accounting._pate import _to_epsilon, pate_epsilon
 from ..accounting._pate_smooth import _default_sanitization, gnss_rdp
-from ..accounting._sgm import _bisect_decreasing, _bracket
+from ..accounting._calibrate import NoFeasiblePointError, solve_monotone
+from ..accounting._sgm import _MAX_NOISE as _MAX_NOISE_SCALE
+from ..accounting._sgm import _MIN_NOISE
 from ..exceptions import InfeasiblePrivacyError
 
 __all__ = []
@@ -148,36 +150,33 @@ def affordable_queries(cost, epsilon, k_max):
     """Largest ``k <= k_max`` with ``cost(k) <= epsilon`` (0 if none); never overshoots.
 
     ``cost`` is non-decreasing in ``k``; only a ``k`` whose cost was computed and found
-    within ``epsilon`` is returned (``cost(0) = 0``).
+    within ``epsilon`` is returned (``cost(0) = 0``). Integer bisection by
+    :func:`skprivate.accounting._calibrate.solve_monotone`, the package's one calibration
+    solver, starting from ``k_max``.
     """
     if k_max <= 0:
         return 0
-    if cost(k_max) <= epsilon:
-        return int(k_max)
-    lo, hi = 0, int(k_max)  # cost(lo) <= epsilon < cost(hi)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if cost(mid) <= epsilon:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return int(solve_monotone(
+        cost, epsilon, increasing=True, lower=0, upper=int(k_max), start=int(k_max),
+        known={0: 0.0}, scale="linear", integer=True,
+    ))
 
 
 def smallest_noise(cost, epsilon, start):
     """Smallest noise (to 0.2% in epsilon) with ``cost(noise) <= epsilon``; None if > 1e5.
 
-    ``cost`` decreases with the noise. The search (doubling, then geometric bisection,
-    :func:`skprivate.accounting._sgm._bisect_decreasing`, the package's one calibration
-    helper) returns only a noise whose cost was computed and found within ``epsilon``.
+    ``cost`` decreases with the noise. The search (doubling or halving from ``start``, then
+    geometric bisection, :func:`skprivate.accounting._calibrate.solve_monotone`, the
+    package's one calibration solver) returns only a noise whose cost was computed and
+    found within ``epsilon``.
     """
-    bracket = _bracket(cost, epsilon, start)
-    if bracket is None:
+    try:
+        return float(solve_monotone(
+            cost, epsilon, increasing=False, lower=_MIN_NOISE, upper=_MAX_NOISE_SCALE,
+            start=start, rtol=0.002, xtol=1e-10,
+        ))
+    except NoFeasiblePointError:
         return None
-    lo, hi = bracket
-    if lo == hi:
-        return float(hi)
-    return float(_bisect_decreasing(cost, epsilon, lo, hi, rtol=0.002))
 
 
 def calibrate(

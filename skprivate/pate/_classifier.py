@@ -78,7 +78,7 @@ class PATEClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     noise_scale : float, default=None
         The noise on the vote counts (Laplace scale for "lnmax", sigma otherwise). None:
         chosen with ``n_queries`` to meet ``epsilon`` (see Notes, "Calibration"); with
-        ``epsilon=None``, ``0.25 * n_teachers`` (``0.25 / sqrt(2) * n_teachers`` for LNMax).
+        ``epsilon=None``, ``0.4 * n_teachers`` (``0.4 / sqrt(2) * n_teachers`` for LNMax).
     threshold : float, default=None
         Confident-GNMax only. None means ``0.8 * n_teachers``.
     threshold_noise_scale : float, default=None

@@ -6,9 +6,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, _fit_context
 from sklearn.compose import ColumnTransformer
 from sklearn.preprocessing import OneHotEncoder as _SkOneHotEncoder
-from sklearn.utils.validation import check_is_fitted
 
 from ..utils._validation import validate_numeric
+from ._common import check_transform_input
 
 __all__ = ["BoundedScaler", "make_bounded_preprocessor"]
 
@@ -142,14 +142,13 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Numeric values; NaN marks a missing value (it becomes the fill value).
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_features)
         """
-        check_is_fitted(self, "_lower")
-        X = validate_numeric(self, X, reset=False, dtype=np.float64,
-                             ensure_all_finite="allow-nan")
+        X = check_transform_input(self, X, "_lower", ensure_all_finite="allow-nan")
         X = np.where(np.isnan(X), self._fill, X)
         X = np.clip(X, self._lower, self._upper)
         with np.errstate(invalid="ignore", divide="ignore"):  # unflagged log1p discarded

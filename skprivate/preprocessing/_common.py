@@ -2,11 +2,37 @@
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
 from .. import _caveats
 from ..base import DPEstimatorMixin, PrivacyReport
+from ..utils._validation import check_bounds_pair, validate_numeric
 
-__all__ = ["_PrivateTransformer", "exponential_quantiles", "resolve_bounds"]
+__all__ = [
+    "_PrivateTransformer",
+    "check_transform_input",
+    "exponential_quantiles",
+    "resolve_bounds",
+]
+
+# Docstring fragments of the parameters every private preprocessor shares, for
+# ``__doc__ % _PARAM_DOCS`` in each class body.
+_PARAM_DOCS = {
+    "bounds": """bounds : tuple (lower, upper) or None, default=None
+        Public range of each feature: two numbers, or two arrays of length
+        ``n_features``, known without looking at the data (a codebook, the instrument's
+        range). Values are clipped to it in ``fit`` and ``transform``. ``None`` reads each
+        feature's minimum and maximum from the data: the fit then has no privacy
+        guarantee (the range is released exactly in ``bounds_``), and a
+        :class:`~skprivate.exceptions.PrivacyLeakWarning` says so.""",
+    "accountant": """accountant : BudgetAccountant, default=None
+        Budget to spend from; the fit is refused before reading any value if it does not
+        fit.""",
+    "random_state": """random_state : None, int or numpy.random.Generator, default=None
+        ``None`` (for releases) draws the noise from a generator seeded by the operating
+        system; an int makes it reproducible (tests and documentation only: whoever
+        knows the seed can remove the noise).""",
+}
 
 
 def resolve_bounds(bounds, X, owner):
@@ -26,19 +52,11 @@ def resolve_bounds(bounds, X, owner):
         upper = np.where(upper > lower, upper, lower + 1.0)
         caveat = _caveats.bounds_from_data(["bounds"], "bounds=(lower, upper)")
         return lower.astype(float), upper.astype(float), [caveat]
-    try:
-        lower, upper = bounds
-        lower = np.broadcast_to(np.asarray(lower, dtype=float), (n_features,)).copy()
-        upper = np.broadcast_to(np.asarray(upper, dtype=float), (n_features,)).copy()
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{owner}: bounds must be a pair (lower, upper) of numbers or of arrays of length "
-            f"n_features={n_features}; got {bounds!r}. Pass the public range of each "
-            "feature, known without looking at the data, for example bounds=(17, 90) for "
-            "ages or bounds=([0, 0], [16, 100]) for two features."
-        ) from None
-    if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper))):
-        raise ValueError(f"{owner}: bounds must be finite; got {bounds!r}.")
+    lower, upper = check_bounds_pair(
+        bounds, n_features, owner,
+        "known without looking at the data, for example bounds=(17, 90) for ages or "
+        "bounds=([0, 0], [16, 100]) for two features",
+    )
     if np.any(lower >= upper):
         bad = np.flatnonzero(lower >= upper).tolist()
         raise ValueError(
@@ -92,8 +110,35 @@ def exponential_quantiles(X, lower, upper, q, epsilon, rng):
     return Z[gap, cols] + rng.uniform(size=n_features) * lengths[gap, cols]
 
 
+def check_transform_input(estimator, X, attributes=None, **check_params):
+    """``X`` for ``transform`` of a fitted ``estimator``: fitted check, then validation.
+
+    ``check_params`` go to :func:`~skprivate.utils._validation.validate_numeric` (float64
+    unless told otherwise), with ``reset=False`` so that the columns must match the fit.
+    """
+    check_is_fitted(estimator, attributes)
+    check_params.setdefault("dtype", np.float64)
+    return validate_numeric(estimator, X, reset=False, **check_params)
+
+
 class _PrivateTransformer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
-    """Shared fit plumbing: a zero-cost fit when nothing is learned from the rows."""
+    """Shared fit plumbing: budget reserved before ``X`` is read; a zero-cost free fit."""
+
+    def _reserve_and_validate(self, X, *, free=False, **check_params):
+        """Reserve the planned spend, then validate ``X``; returns ``(X, plan)``.
+
+        The order every private fit follows: the plan depends on the shape of ``X`` only,
+        and a budget overrun raises before any value is read. ``free=True`` (a fit that
+        reads nothing from the rows) reserves nothing and returns ``plan=None``.
+        ``check_params`` go to :func:`~skprivate.utils._validation.validate_numeric`
+        (float64 unless told otherwise).
+        """
+        plan = None if free else self._begin_private_fit(X)
+        check_params.setdefault("dtype", np.float64)
+        X = validate_numeric(self, X, reset=True, **check_params)
+        if plan is None and not free:  # X had no shape before validation
+            plan = self._reserve_plan(X.shape[0])
+        return X, plan
 
     def _finish_free_fit(self, mechanism):
         """Fitted privacy attributes of a fit that read nothing from the rows (cost 0)."""

@@ -6,9 +6,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ._common import _PrivateTransformer
+from ._common import _PARAM_DOCS, _PrivateTransformer, check_transform_input
 
 __all__ = ["OneHotEncoder"]
 
@@ -63,10 +63,8 @@ class OneHotEncoder(_PrivateTransformer):
         for ``set_output(transform="pandas")``).
     dtype : numpy dtype, default=np.float64
         Output dtype.
-    accountant : BudgetAccountant, default=None
-        Budget to spend from.
-    random_state : None, int or numpy.random.Generator, default=None
-        ``None`` for releases; an int for reproducible tests and documentation.
+    %(accountant)s
+    %(random_state)s
 
     Attributes
     ----------
@@ -123,6 +121,8 @@ class OneHotEncoder(_PrivateTransformer):
            [0., 0., 0.]]))
     """
 
+    __doc__ = __doc__ % _PARAM_DOCS
+
     _parameter_constraints = {
         **_PrivateTransformer._dp_parameter_constraints,
         "categories": ["array-like", StrOptions({"auto"})],
@@ -165,13 +165,10 @@ class OneHotEncoder(_PrivateTransformer):
         """
         name = type(self).__name__
         declared = self._declared()
-        plan = None if declared else self._begin_private_fit(X)
-        X = np.asarray(
-            validate_data(self, X, reset=True, dtype=None, ensure_all_finite=False),
-            dtype=object,
+        X, plan = self._reserve_and_validate(
+            X, free=declared, dtype=None, ensure_all_finite=False
         )
-        if plan is None and not declared:  # X had no shape before validation
-            plan = self._reserve_plan(X.shape[0])
+        X = np.asarray(X, dtype=object)
         d = X.shape[1]
         if declared:
             if len(self.categories) != d:
@@ -221,15 +218,14 @@ class OneHotEncoder(_PrivateTransformer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Values to encode, compared with ``categories_`` by equality.
 
         Returns
         -------
         X_out : sparse matrix or ndarray of shape (n_samples, n_encoded)
         """
-        check_is_fitted(self)
         X = np.asarray(
-            validate_data(self, X, reset=False, dtype=None, ensure_all_finite=False),
-            dtype=object,
+            check_transform_input(self, X, dtype=None, ensure_all_finite=False), dtype=object
         )
         rows, cols, offset = [], [], 0
         for j, cats in enumerate(self.categories_):

@@ -3,17 +3,16 @@
 import numpy as np
 from sklearn.base import OneToOneFeatureMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_is_fitted
 
-from ..utils._validation import validate_numeric
 from ._common import (
+    _PARAM_DOCS,
     _PrivateTransformer,
+    check_transform_input,
     exponential_quantiles,
     gaussian_event,
     resolve_bounds,
     split_gaussian_sigma,
 )
-from ._scalers import _BOUNDS_DOC
 
 __all__ = ["SimpleImputer"]
 
@@ -37,10 +36,8 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
     delta : float, default=1e-6
         Delta of the fit (used by ``"mean"``; ``"median"`` is pure DP).
     %(bounds)s
-    accountant : BudgetAccountant, default=None
-        Budget to spend from.
-    random_state : None, int or numpy.random.Generator, default=None
-        ``None`` for releases; an int for reproducible tests and documentation.
+    %(accountant)s
+    %(random_state)s
 
     Attributes
     ----------
@@ -83,7 +80,7 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
     array([5.])
     """
 
-    __doc__ = __doc__ % {"bounds": _BOUNDS_DOC}
+    __doc__ = __doc__ % _PARAM_DOCS
 
     _parameter_constraints = {
         **_PrivateTransformer._dp_parameter_constraints,
@@ -126,11 +123,7 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
         self : SimpleImputer
         """
         constant = self.strategy == "constant"
-        plan = None if constant else self._begin_private_fit(X)
-        X = validate_numeric(self, X, reset=True, dtype=np.float64,
-                             ensure_all_finite="allow-nan")
-        if plan is None and not constant:  # X had no shape before validation
-            plan = self._reserve_plan(X.shape[0])
+        X, plan = self._reserve_and_validate(X, free=constant, ensure_all_finite="allow-nan")
         d = X.shape[1]
         if constant:
             self.statistics_ = np.full(d, float(self.fill_value))
@@ -174,14 +167,13 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Values with NaN where one is missing; the others pass through unchanged.
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_features)
         """
-        check_is_fitted(self)
-        X = validate_numeric(self, X, reset=False, dtype=np.float64,
-                             ensure_all_finite="allow-nan")
+        X = check_transform_input(self, X, ensure_all_finite="allow-nan")
         return np.where(np.isnan(X), self.statistics_, X)
 
     def __sklearn_tags__(self):

@@ -7,9 +7,10 @@ import numpy as np
 from sklearn.base import OneToOneFeatureMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._validation import validate_numeric
 from ._common import (
+    _PARAM_DOCS,
     _PrivateTransformer,
+    check_transform_input,
     exponential_quantiles,
     gaussian_event,
     resolve_bounds,
@@ -18,13 +19,6 @@ from ._common import (
 
 __all__ = ["RobustScaler", "StandardScaler"]
 
-_BOUNDS_DOC = """bounds : tuple (lower, upper) or None, default=None
-        Public range of each feature: two numbers, or two arrays of length
-        ``n_features``, known without looking at the data (a codebook, the instrument's
-        range). Values are clipped to it in ``fit`` and ``transform``. ``None`` reads each
-        feature's minimum and maximum from the data: the fit then has no privacy
-        guarantee (the range is released exactly in ``bounds_``), and a
-        :class:`~skprivate.exceptions.PrivacyLeakWarning` says so."""
 
 
 def _standard_moments(U):
@@ -41,7 +35,46 @@ def _standard_sensitivity(n_features):
     return math.sqrt(1.0 + 1.25 * n_features)
 
 
-class StandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
+class _ClipAndScaleMixin:
+    """``transform``: clip to ``bounds_``, subtract an offset, divide by a scale; and back.
+
+    The fitted ``(offset, scale)`` per feature come from ``_offset_and_scale``.
+    """
+
+    def transform(self, X):
+        """Clip to ``bounds_``, centre and scale with the private statistics.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Values to scale; each is clipped to ``bounds_`` first.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_features)
+        """
+        X = check_transform_input(self, X)
+        offset, scale = self._offset_and_scale()
+        return (np.clip(X, *self.bounds_) - offset) / scale
+
+    def inverse_transform(self, X):
+        """Undo the scaling (values stay within ``bounds_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Scaled values, as ``transform`` returns them.
+
+        Returns
+        -------
+        X_original : ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self)
+        offset, scale = self._offset_and_scale()
+        return np.asarray(X, dtype=np.float64) * scale + offset
+
+
+class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransformer):
     """Standardize features with a differentially private mean and variance.
 
     A drop-in for :class:`sklearn.preprocessing.StandardScaler` whose statistics are
@@ -61,13 +94,8 @@ class StandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
         Centre the data in ``transform`` (the mean is released either way).
     with_std : bool, default=True
         Divide by the standard deviation in ``transform``.
-    accountant : BudgetAccountant, default=None
-        Budget to spend from; the fit is refused before reading any value if it does not
-        fit.
-    random_state : None, int or numpy.random.Generator, default=None
-        ``None`` (for releases) draws the noise from a generator seeded by the operating
-        system; an int makes it reproducible (tests and documentation only: whoever
-        knows the seed can remove the noise).
+    %(accountant)s
+    %(random_state)s
 
     Attributes
     ----------
@@ -140,7 +168,7 @@ class StandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
     (0.5, 1e-06)
     """
 
-    __doc__ = __doc__ % {"bounds": _BOUNDS_DOC}
+    __doc__ = __doc__ % _PARAM_DOCS
 
     _parameter_constraints = {
         **_PrivateTransformer._dp_parameter_constraints,
@@ -180,11 +208,8 @@ class StandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
         -------
         self : StandardScaler
         """
-        plan = self._begin_private_fit(X)
+        X, plan = self._reserve_and_validate(X)
         rng = self._noise_rng()
-        X = validate_numeric(self, X, reset=True, dtype=np.float64)
-        if plan is None:  # X had no shape before validation
-            plan = self._reserve_plan(X.shape[0])
         lower, upper, caveats = resolve_bounds(self.bounds, X, type(self).__name__)
         centre, half = (upper + lower) / 2.0, (upper - lower) / 2.0
         U = (np.clip(X, lower, upper) - centre) / half
@@ -215,43 +240,11 @@ class StandardScaler(OneToOneFeatureMixin, _PrivateTransformer):
         )
         return self
 
-    def transform(self, X):
-        """Clip to ``bounds_`` and standardize with the private statistics.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        X_new : ndarray of shape (n_samples, n_features)
-        """
-        check_is_fitted(self)
-        X = validate_numeric(self, X, reset=False, dtype=np.float64)
-        X = np.clip(X, *self.bounds_)
-        if self.with_mean:
-            X = X - self.mean_
-        return X / self.scale_ if self.with_std else X
-
-    def inverse_transform(self, X):
-        """Undo the scaling (values stay within ``bounds_``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        X_original : ndarray of shape (n_samples, n_features)
-        """
-        check_is_fitted(self)
-        X = np.asarray(X, dtype=np.float64)
-        if self.with_std:
-            X = X * self.scale_
-        return X + self.mean_ if self.with_mean else X
+    def _offset_and_scale(self):
+        return (self.mean_ if self.with_mean else 0.0), (self.scale_ if self.with_std else 1.0)
 
 
-class RobustScaler(OneToOneFeatureMixin, _PrivateTransformer):
+class RobustScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransformer):
     """Scale features by a private median and quantile range.
 
     A differentially private counterpart of :class:`sklearn.preprocessing.RobustScaler`
@@ -269,10 +262,8 @@ class RobustScaler(OneToOneFeatureMixin, _PrivateTransformer):
     %(bounds)s
     quantile_range : tuple (q_min, q_max), default=(25.0, 75.0)
         Percentiles, ``0 <= q_min < q_max <= 100``, whose distance is the scale.
-    accountant : BudgetAccountant, default=None
-        Budget to spend from.
-    random_state : None, int or numpy.random.Generator, default=None
-        ``None`` for releases; an int for reproducible tests and documentation.
+    %(accountant)s
+    %(random_state)s
 
     Attributes
     ----------
@@ -317,7 +308,7 @@ class RobustScaler(OneToOneFeatureMixin, _PrivateTransformer):
     (array([0.]), array([2.]))
     """
 
-    __doc__ = __doc__ % {"bounds": _BOUNDS_DOC}
+    __doc__ = __doc__ % _PARAM_DOCS
 
     _parameter_constraints = {
         **_PrivateTransformer._dp_parameter_constraints,
@@ -363,11 +354,8 @@ class RobustScaler(OneToOneFeatureMixin, _PrivateTransformer):
         self : RobustScaler
         """
         q_min, q_max = self._check_range()
-        plan = self._begin_private_fit(X)
+        X, plan = self._reserve_and_validate(X)
         rng = self._noise_rng()
-        X = validate_numeric(self, X, reset=True, dtype=np.float64)
-        if plan is None:  # X had no shape before validation
-            plan = self._reserve_plan(X.shape[0])
         lower, upper, caveats = resolve_bounds(self.bounds, X, type(self).__name__)
         Xc = np.clip(X, lower, upper)
         each = self.epsilon / (3 * X.shape[1])
@@ -390,31 +378,5 @@ class RobustScaler(OneToOneFeatureMixin, _PrivateTransformer):
         )
         return self
 
-    def transform(self, X):
-        """Clip to ``bounds_``, centre and scale.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        X_new : ndarray of shape (n_samples, n_features)
-        """
-        check_is_fitted(self)
-        X = validate_numeric(self, X, reset=False, dtype=np.float64)
-        return (np.clip(X, *self.bounds_) - self.center_) / self.scale_
-
-    def inverse_transform(self, X):
-        """Undo the scaling.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        X_original : ndarray of shape (n_samples, n_features)
-        """
-        check_is_fitted(self)
-        return np.asarray(X, dtype=np.float64) * self.scale_ + self.center_
+    def _offset_and_scale(self):
+        return self.center_, self.scale_

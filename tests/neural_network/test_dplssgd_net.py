@@ -3,8 +3,8 @@
 Clipping and summation are checked with the noise switched off against a loop that takes
 one example at a time through plain autograd; the noise is checked separately with
 statistics; the torch smoothing against skprivate's numpy operator; the accounting against
-``dpsgd_epsilon``; and scikit-learn's common checks run with the failures that skorch itself
-causes listed with their reasons.
+``dpsgd_epsilon``. The failures that skorch itself causes in scikit-learn's common checks
+are listed here with their reasons; tests/test_common.py runs the checks, once.
 """
 
 import functools
@@ -15,7 +15,6 @@ import pytest
 import torch
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
-from sklearn.utils.estimator_checks import check_estimator
 
 from skprivate.accounting import BudgetAccountant, dpsgd_epsilon
 from skprivate.exceptions import BudgetExceededError, PrivacyLeakWarning
@@ -716,6 +715,7 @@ class LazyMLP(torch.nn.Module):
 
 # What skorch's nets themselves do not do, with the reason; none of these is a privacy
 # matter, and each fails the same way for skorch.NeuralNetClassifier/Regressor.
+# tests/test_common.py runs scikit-learn's common checks on the nets with these lists.
 _SKORCH_FAILURES = {
     "check_no_attributes_set_in_init": (
         "skorch's NeuralNet.__init__ sets history_, initialized_ and virtual_params_, and "
@@ -750,38 +750,3 @@ _REGRESSOR_FAILURES = {
     "check_regressors_train": "skorch reads a Python list X as one input per element",
     "check_regressors_no_decision_function": "skorch defines predict_proba on every net",
 }
-
-
-def _check_instances():
-    common = dict(max_epochs=1, noise_multiplier=1.0, random_state=0)
-    return [
-        DPLSSGDNeuralNetClassifier(LazyMLP, **common),
-        DPLSSGDNeuralNetRegressor(LazyMLP, module__n_out=1, **common),
-    ]
-
-
-def _expected_failed_checks(estimator):
-    if isinstance(estimator, DPLSSGDNeuralNetClassifier):
-        return _CLASSIFIER_FAILURES
-    return _REGRESSOR_FAILURES
-
-
-@pytest.mark.parametrize("estimator", _check_instances(), ids=lambda est: type(est).__name__)
-def test_sklearn_compatible(estimator):
-    # check_estimator rather than parametrize_with_checks: pytest would format the full
-    # traceback of every expected failure, which costs more than running the checks.
-    expected = _expected_failed_checks(estimator)
-    with warnings.catch_warnings():
-        # check_set_params sets every parameter to -inf, inf and None in turn; skorch's
-        # set_params refuses some (callbacks=-inf) with a TypeError, which it only reports.
-        warnings.simplefilter("ignore", UserWarning)
-        results = check_estimator(estimator, expected_failed_checks=expected, on_fail=None)
-    failed = [
-        f"{r['check_name']}: {r['exception']!r}" for r in results if r["status"] == "failed"
-    ]
-    assert not failed, "\n".join(failed)
-    # Keep the list honest: a listed check that passes now should leave the list.
-    fixed = {r["check_name"] for r in results if r["expected_to_fail"] and r["status"] == "passed"}
-    assert not fixed, fixed
-    ran = {r["check_name"] for r in results}
-    assert set(expected) <= ran
