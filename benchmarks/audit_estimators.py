@@ -124,7 +124,7 @@ def _net_chunk(X, y, seeds, batch_size, max_iter, quieter):
                 batch_size=min(batch_size, len(y)), max_epochs=max_iter, lr=0.1,
                 optimizer=torch.optim.SGD, smoothing=1.0, smoothing_order=1,
                 smoothing_blocks="per_tensor", max_grad_norm=1.0, train_split=None,
-                random_state=seed,
+                average=False, random_state=seed,
             ).fit(X, y)
             scores.append(net_canary_score(net, len(y), "linear.weight"))
             claimed = max(claimed, net.epsilon_)

@@ -44,7 +44,7 @@ from sklearn.linear_model import LogisticRegression
 from skprivate import DPLSSGDClassifier
 from skprivate.datasets import load_adult, make_adult_preprocessor
 from skprivate.dropout import DPDropoutClassifier, DropoutSGDClassifier
-from skprivate.exceptions import PrivacyLeakWarning
+from skprivate.exceptions import PrivacyLeakWarning, UtilityWarning
 
 EPSILONS = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 N_ADULT = [1000, 2000, 4000, 8000, 16000, 32561]
@@ -122,7 +122,7 @@ def cells(name, X, y, X_test, y_test, bounds, op_data, epsilons, seeds, lssgd_da
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 clf.fit(X, y)
-            warned += any(w.category is UserWarning for w in caught)
+            warned += any(issubclass(w.category, UtilityWarning) for w in caught)
             constant += clf.selection_.startswith("constant")
             acc.append(clf.score(X_test, y_test))
             ratio.append(clf.noise_to_signal_)

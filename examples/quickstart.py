@@ -46,12 +46,13 @@ models = [
 # would spend privacy.
 for epsilon in (0.5, 1.0, 4.0):
     models.append((f"DPLSSGDClassifier(epsilon={epsilon:g})",
-                   DPLSSGDClassifier(epsilon=epsilon, delta=1e-6, random_state=0), {}))
+                   DPLSSGDClassifier(epsilon=epsilon, delta=1e-6, classes=[0, 1],
+                                     random_state=0), {}))
+# PATE chooses its noise and number of queries from epsilon and public numbers alone.
 models.append((
-    "PATEClassifier(GNMax, 100 teachers, 400 q.)",
+    "PATEClassifier(epsilon=2, 100 teachers)",
     PATEClassifier(DecisionTreeClassifier(max_depth=8), RandomForestClassifier(100),
-                   n_teachers=100, aggregator="gnmax", noise_scale=20.0, n_queries=400,
-                   delta=1e-6, random_state=0),
+                   n_teachers=100, epsilon=2.0, delta=1e-6, classes=[0, 1], random_state=0),
     {"X_public": X_public},
 ))
 
@@ -64,7 +65,7 @@ try:  # the network estimator needs torch, an optional dependency
     mlp = torch.nn.Sequential(torch.nn.Linear(X_train.shape[1], 32), torch.nn.Tanh(),
                               torch.nn.Linear(32, 2))
     models.append(("DPLSSGDNeuralNetClassifier(epsilon=1)",
-                   DPLSSGDNeuralNetClassifier(mlp, epsilon=1.0, delta=1e-6, max_epochs=5,
+                   DPLSSGDNeuralNetClassifier(mlp, epsilon=1.0, delta=1e-6, classes=[0, 1],
                                               random_state=0),
                    {}))
 except ImportError:

@@ -12,6 +12,7 @@ __all__ = [
     "NoIntersectionError",
     "PrivacyLeakWarning",
     "PrivacyTestFailed",
+    "UtilityWarning",
 ]
 
 
@@ -104,6 +105,25 @@ class PrivacyLeakWarning(UserWarning):
 
     To turn it into an error, for example in a release pipeline:
     ``warnings.simplefilter("error", PrivacyLeakWarning)``.
+    """
+
+
+class UtilityWarning(UserWarning):
+    """The privacy guarantee holds, but the model is likely to be no better than chance.
+
+    Emitted before the data are read when public numbers alone (rows, bounds, epsilon, delta)
+    predict that the released model's noise swamps its signal, and after a fit that fell back
+    to a constant predictor; the message gives the numbers and an alternative. The guarantee
+    (``epsilon_``, ``delta_``) is unaffected: this warning is about usefulness, not privacy.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from skprivate.exceptions import UtilityWarning
+    >>> issubclass(UtilityWarning, UserWarning)
+    True
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", UtilityWarning)  # silence it in a batch job
     """
 
 

@@ -52,7 +52,7 @@ print(f"{X.shape[0]} training rows, {X.shape[1]} features")
 # that stabilises the model and the noise drowns it. ``random_state=0`` makes the page
 # reproducible; skprivate warns that a fixed seed is not private (silenced here).
 warnings.simplefilter("ignore", PrivacyLeakWarning)
-# Most budgets below are in the chance region, where each fit warns (UserWarning) with its
+# Most budgets below are in the chance region, where each fit warns (UtilityWarning, a UserWarning) with its
 # noise-to-signal ratio; plot_dropout_regime.py maps that region. Silenced here too.
 warnings.simplefilter("ignore", UserWarning)
 for name, (A, A_test, bounds) in {

@@ -35,6 +35,7 @@ from scipy.special import expit
 
 from skprivate.datasets import load_adult, make_adult_preprocessor
 from skprivate.dropout import DPDropoutClassifier, DropoutSGDClassifier
+from skprivate.exceptions import UtilityWarning
 
 X, y = load_adult(subset="train", return_X_y=True)
 X_test, y_test = load_adult(subset="test", return_X_y=True)
@@ -87,7 +88,7 @@ for name, (sizes, train, Xt, yt) in problems.items():
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 clf.fit(Xn, yn)
-            warn[i, j] = any(w.category is UserWarning for w in caught)
+            warn[i, j] = any(issubclass(w.category, UtilityWarning) for w in caught)
             acc[i, j] = clf.score(Xt, yt)
             # 2 = within 2 points of non-private, 0 = at the majority class, 1 = between
             region[i, j] = (2 if acc[i, j] >= non_private - 0.02 else

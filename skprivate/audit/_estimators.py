@@ -131,8 +131,11 @@ def net_canary_score(net, n_rows, weight):
     -------
     score : float
     """
+    if net.average is not False and net.n_steps_ > 1:
+        # An average of the iterates is not the sum of the steps the statistic undoes.
+        raise ValueError("the canary audit reads net fits with average=False (or one step) only.")
     W = dict(net.module_.named_parameters())[weight].detach().cpu().double().numpy()
-    grad = _gradient_sum(W, net, n_rows, net.lr).reshape(W.shape)
+    grad = _gradient_sum(W, net, n_rows, getattr(net, "lr_", net.lr)).reshape(W.shape)
     return float((grad[1, -1] - grad[0, -1]) / np.sqrt(2.0) / _claimed_std(net))
 
 

@@ -18,7 +18,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from .. import _caveats
 from ..base import DPEstimatorMixin, _n_rows, _resolve_classes, _user_stacklevel
 from ..accounting._calibrate import NoFeasiblePointError, solve_monotone
-from ..exceptions import PrivacyTestFailed
+from ..exceptions import PrivacyTestFailed, UtilityWarning
 from ..mechanisms import gaussian_noise, laplace_noise
 from ._chance import (
     CHANCE_RATIO,
@@ -288,7 +288,7 @@ class _BaseDPDropout(DPEstimatorMixin):
                 f"reading the data), above {CHANCE_RATIO:g}, where this estimator gave "
                 f"{outcome}. Instead, "
                 + alternative_text(forecast, classifier) + ".",
-                UserWarning,
+                UtilityWarning,
                 stacklevel=_user_stacklevel(),
             )
             forecast["warned"] = True
@@ -462,7 +462,7 @@ class _BaseDPDropout(DPEstimatorMixin):
                 f"{n_samples:,} (a rare or small feature, or bounds much wider than the "
                 "values; see the dropout user guide). Instead, "
                 + alternative_text(forecast, classifier) + ".",
-                UserWarning,
+                UtilityWarning,
                 stacklevel=_user_stacklevel(),
             )
             forecast["warned"] = True
@@ -887,7 +887,8 @@ class DPDropoutClassifier(
     **Where it learns.** The noise of the release does not depend on the data beyond the
     test's statistic, so its size is known before the fit: :meth:`forecast_noise_to_signal`
     computes it from ``n_samples``, the bounds, ``epsilon``, ``delta`` and ``keep_prob``.
-    When the forecast is above 0.5 the fit emits one ``UserWarning`` before reading the data,
+    When the forecast is above 0.5 the fit emits one
+    :class:`~skprivate.exceptions.UtilityWarning` before reading the data,
     naming the rows or epsilon that would leave the chance region and the alternative
     (:class:`~skprivate.DPLSSGDClassifier` at the same epsilon); when the private test
     credits far fewer rows than the forecast assumed (rare features), it warns after the
@@ -1058,7 +1059,7 @@ class DPDropoutClassifier(
                     f"{self.noise_to_signal_:.3g} (lambda_noisy_={self.lambda_noisy_:.4g}: "
                     "rare features or too few rows). Instead, "
                     + alternative_text(forecast, True) + ".",
-                    UserWarning,
+                    UtilityWarning,
                     stacklevel=_user_stacklevel(),
                 )
         report["selection"] = (

@@ -27,7 +27,12 @@ from dp_accounting import rdp
 from dp_accounting.pld import privacy_loss_distribution as pld_lib
 
 from ..accounting import DEFAULT_RDP_ORDERS, dpsgd_epsilon, dpsgd_event
-from ..accounting._sgm import _PLD_DISCRETIZATION, _quiet_dp_accounting
+from ..accounting._sgm import (
+    _PLD_DISCRETIZATION,
+    _PLD_MAX_EPSILON,
+    _pld_discretization,
+    _quiet_dp_accounting,
+)
 
 __all__ = []
 
@@ -47,12 +52,24 @@ def _step_rdp(noise_multiplier, sample_rate):
 
 
 @functools.lru_cache(maxsize=64)
-def _step_pld(noise_multiplier, sample_rate):
+def _step_pld(noise_multiplier, sample_rate, discretization=_PLD_DISCRETIZATION):
     return pld_lib.from_gaussian_mechanism(
         standard_deviation=noise_multiplier,
-        value_discretization_interval=_PLD_DISCRETIZATION,
+        value_discretization_interval=discretization,
         sampling_prob=sample_rate,
     )
+
+
+def pld_grid(runs, delta):
+    """The PLD grid width for ``runs``, or None where the RDP bound is reported instead.
+
+    The rule of :func:`skprivate.accounting.dpsgd_epsilon`: above an RDP epsilon of
+    ``_PLD_MAX_EPSILON`` the (looser) RDP bound is reported, since a PLD over privacy losses
+    in the thousands needs gigabytes; below, the width follows the RDP epsilon. The
+    pessimistic PLD is an upper bound at every width.
+    """
+    guide = composed_epsilon(runs, delta, "rdp")
+    return None if guide > _PLD_MAX_EPSILON else _pld_discretization(guide)
 
 
 def runs_event(runs):
@@ -96,7 +113,10 @@ def composed_epsilon(runs, delta, accounting="rdp"):
         with _quiet_dp_accounting():
             epsilon, _ = rdp.compute_epsilon(list(DEFAULT_RDP_ORDERS), total, delta)
         return float(epsilon)
-    loss = pld_lib.identity(value_discretization_interval=_PLD_DISCRETIZATION)
+    width = pld_grid(runs, delta)
+    if width is None:
+        return composed_epsilon(runs, delta, "rdp")
+    loss = pld_lib.identity(value_discretization_interval=width)
     for (z, q), steps in merged.items():
-        loss = loss.compose(_step_pld(z, q).self_compose(steps))
+        loss = loss.compose(_step_pld(z, q, width).self_compose(steps))
     return float(loss.get_epsilon_for_delta(delta))

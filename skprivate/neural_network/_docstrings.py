@@ -204,9 +204,9 @@ NOTES = """
     to all trainable parameters (``torch.func``: ``functional_call``, ``grad`` and ``vmap``;
     each example runs through the module alone), clips that whole vector to norm
     ``max_grad_norm`` and adds ``N(0, (noise_multiplier_ * max_grad_norm)^2)`` to every
-    coordinate of their sum: the sampled Gaussian mechanism [2]_. The steps compose in Renyi
-    DP (or in PLD, the default ``accounting="pld"``) with dp-accounting. Dividing by the expected batch
-    size, the smoothing and the optimizer step only transform that noisy sum, so by
+    coordinate of their sum: the sampled Gaussian mechanism [2]_. The steps compose in
+    privacy loss distributions (``accounting="pld"``, the default) or Renyi DP, with
+    dp-accounting. Dividing by the expected batch size, the smoothing and the optimizer step only transform that noisy sum, so by
     post-processing [3]_ they leave the guarantee unchanged: for every ``smoothing`` and
     every optimizer the cost is that of DP-SGD with the same noise, rate and steps. The
     privacy step is the net's own ``train_step``, not a callback.

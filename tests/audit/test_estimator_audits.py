@@ -161,7 +161,7 @@ def _net_scores(module, cls, X, y, seeds):
         net = cls(module, module__n_features=X.shape[1], epsilon=EPSILON, delta=DELTA,
                   batch_size=len(y), max_epochs=1, lr=0.1, optimizer=torch.optim.SGD,
                   smoothing=1.0, smoothing_order=1, smoothing_blocks="per_tensor",
-                  max_grad_norm=1.0, train_split=None, random_state=seed)
+                  max_grad_norm=1.0, train_split=None, average=False, random_state=seed)
         net.fit(X, y)
         scores.append(net_canary_score(net, len(y), "linear.weight"))
         claimed = max(claimed, net.epsilon_)

@@ -12,7 +12,7 @@ from skprivate.accounting import BudgetAccountant
 from skprivate.audit import epsilon_lower_bound
 from skprivate.dropout import DPDropoutClassifier, DPDropoutRegressor
 from skprivate.dropout._chance import CHANCE_RATIO, select_candidate
-from skprivate.exceptions import PrivacyLeakWarning
+from skprivate.exceptions import PrivacyLeakWarning, UtilityWarning
 from skprivate.mechanisms import gaussian_sigma
 
 
@@ -20,7 +20,7 @@ def _fit_recording(est, X, y):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         est.fit(X, y)
-    chance = [str(w.message) for w in caught if w.category is UserWarning]
+    chance = [str(w.message) for w in caught if issubclass(w.category, UtilityWarning)]
     leaks = [w for w in caught if w.category is PrivacyLeakWarning]
     assert len(leaks) <= 1
     return chance
@@ -76,7 +76,7 @@ def test_chance_warning_comes_before_the_data_are_read():
         warnings.simplefilter("always")
         with pytest.raises(ValueError, match="NaN"):
             clf.fit(X, np.zeros(300))
-    (message,) = [str(w.message) for w in caught if w.category is UserWarning]
+    (message,) = [str(w.message) for w in caught if issubclass(w.category, UtilityWarning)]
     for text in ("noise-to-signal ratio of at least", "before reading the data",
                  "DPLSSGDClassifier(epsilon=1)", "rows at this epsilon", "300 rows"):
         assert text in message
@@ -84,7 +84,7 @@ def test_chance_warning_comes_before_the_data_are_read():
 
 def test_rows_and_epsilon_named_by_the_warning_leave_the_chance_region():
     clf = DPDropoutClassifier(epsilon=1.0, bounds=(-1, 1))
-    with pytest.warns(UserWarning, match="noise-to-signal"):
+    with pytest.warns(UtilityWarning, match="noise-to-signal"):
         forecast = clf._forecast_and_warn(500, math.sqrt(30), 1.0, 1.0, 1)
     assert forecast["ratio"] > CHANCE_RATIO
     n_needed, eps_needed = forecast["rows needed"], forecast["epsilon needed"]

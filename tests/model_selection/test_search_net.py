@@ -28,7 +28,9 @@ def test_search_over_a_skorch_net():
     X, y = load_digits(return_X_y=True)
     X = (X[:600] / 16.0).astype(np.float32)
     y = y[:600].astype(np.int64)
-    net = DPLSSGDNeuralNetClassifier(_Linear, max_epochs=1, batch_size=64)
+    # the nets' former defaults (the "auto" plan needs its many steps to learn)
+    net = DPLSSGDNeuralNetClassifier(_Linear, max_epochs=1, batch_size=64, max_grad_norm=1.0,
+                                     smoothing=1.0, average=False, accounting="rdp")
     search = PrivateGridSearchCV(
         net, {"lr": [0.1, 0.5]}, epsilon=3.0, n_candidates="geometric", mean_candidates=2,
         random_state=0,

@@ -15,6 +15,7 @@ import pytest
 import torch
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
+from skorch.callbacks import Callback
 
 from skprivate.accounting import BudgetAccountant, dpsgd_epsilon
 from skprivate.exceptions import BudgetExceededError, PrivacyLeakWarning
@@ -248,25 +249,31 @@ def test_digits_accuracy_at_epsilon_2():
 
 def test_epsilon_matches_dpsgd_epsilon_and_budget():
     clf, _, _ = _fitted_digits_classifier()
-    expected = dpsgd_epsilon(clf.noise_multiplier_, clf.sample_rate_, clf.n_steps_, 1e-5)
+    expected = dpsgd_epsilon(
+        clf.noise_multiplier_, clf.sample_rate_, clf.n_steps_, 1e-5, accountant="pld"
+    )
     assert clf.epsilon_ == pytest.approx(expected, rel=1e-12)
     assert 0.99 * 2.0 <= clf.epsilon_ <= 2.0
     assert clf.delta_ == 1e-5
-    assert clf.n_iter_ == clf.max_epochs
-    assert clf.n_steps_ == clf.max_epochs * round(1 / clf.sample_rate_)
+    # the "auto" plan on 1,347 rows: batch 128, 11 steps an epoch, 2,000 steps in whole epochs
+    assert clf.sample_rate_ == 128 / 1347
+    assert clf.n_iter_ == 182 and clf.n_steps_ == 182 * 11
     assert clf.privacy_report_["noise_multiplier"] == clf.noise_multiplier_
 
 
 def test_history_records_epsilon_per_epoch_and_no_training_loss():
     clf, _, _ = _fitted_digits_classifier()
     eps = clf.history[:, "epsilon"]
-    assert len(eps) == clf.max_epochs
+    assert len(eps) == clf.n_iter_
     assert all(a < b for a, b in zip(eps, eps[1:], strict=False))
     assert eps[-1] == clf.epsilon_
     steps_per_epoch = clf.n_steps_ // clf.n_iter_
-    assert eps[0] == pytest.approx(
-        dpsgd_epsilon(clf.noise_multiplier_, clf.sample_rate_, steps_per_epoch, 1e-5), rel=1e-12
+    first_epoch = dpsgd_epsilon(
+        clf.noise_multiplier_, clf.sample_rate_, steps_per_epoch, 1e-5, accountant="pld"
     )
+    # The history composes on the whole plan's PLD grid (coarser than one epoch's own, so
+    # that a huge-epsilon plan stays affordable): pessimistic, so never below, and close.
+    assert first_epoch * (1 - 1e-12) <= eps[0] <= first_epoch * 1.002
     keys = set(clf.history[-1]) | {k for batch in clf.history[-1]["batches"] for k in batch}
     assert not {"train_loss", "train_batch_size", "valid_loss"} & keys
 
@@ -288,7 +295,7 @@ def test_explicit_noise_multiplier_reports_its_epsilon():
                                      noise_multiplier=1.3, batch_size=10, random_state=0)
     net.fit(X, y)
     assert net.noise_multiplier_ == 1.3
-    assert net.epsilon_ == pytest.approx(dpsgd_epsilon(1.3, 0.2, 15, 1e-5), rel=1e-12)
+    assert net.epsilon_ == pytest.approx(dpsgd_epsilon(1.3, 0.2, 15, 1e-5, accountant="pld"), rel=1e-12)
     assert "note" in net.privacy_report_
 
 
@@ -317,7 +324,10 @@ def test_partial_fit_and_warm_start_compose_every_call():
     first = net.epsilon_
     net.partial_fit(X, y)
     assert net.n_steps_ == 20 and net.n_iter_ == 4
-    assert net.epsilon_ == pytest.approx(dpsgd_epsilon(1.5, 0.2, 20, 1e-5), rel=1e-12)
+    # PLD on dp-accounting's grid (composed_epsilon) against dpsgd_epsilon's coarser one
+    assert net.epsilon_ == pytest.approx(
+        dpsgd_epsilon(1.5, 0.2, 20, 1e-5, accountant="pld"), rel=1e-4
+    )
     assert net.epsilon_ > first
     # The accountant records each call's own spend and composes them itself.
     assert [s.epsilon for s in acc.spends] == pytest.approx([first, first])
@@ -356,8 +366,8 @@ def test_early_stop_and_failure_spend_the_plan():
     X, y = small_data(n=50)
     kw = dict(module__n_in=5, module__n_out=3, max_epochs=3, noise_multiplier=1.5,
               batch_size=10, random_state=0)
-    planned = dpsgd_epsilon(1.5, 0.2, 15, 1e-5)
-    assert planned > dpsgd_epsilon(1.5, 0.2, 5, 1e-5) * 1.3  # the test can tell them apart
+    planned = dpsgd_epsilon(1.5, 0.2, 15, 1e-5, accountant="pld")
+    assert planned > dpsgd_epsilon(1.5, 0.2, 5, 1e-5, accountant="pld") * 1.3  # the test can tell them apart
     acc = BudgetAccountant()
     net = DPLSSGDNeuralNetClassifier(MLP, callbacks=[StopAfterOneEpoch()], accountant=acc, **kw)
     net.fit(X, y)
@@ -394,7 +404,9 @@ def test_skorch_early_stopping_reports_and_records_the_planned_epsilon():
     spent_by_16_steps = net.history[-1, "epsilon"]
     assert spent_by_16_steps < 1.5  # what the old code reported and recorded
     assert 0.99 * 2.0 <= net.epsilon_ <= 2.0
-    assert net.epsilon_ == pytest.approx(dpsgd_epsilon(net.noise_multiplier_, 50 / 400, 40, 1e-5))
+    assert net.epsilon_ == pytest.approx(dpsgd_epsilon(
+        net.noise_multiplier_, 50 / 400, 40, 1e-5, accountant="pld"
+    ))
     assert acc.total()[0] == pytest.approx(net.epsilon_, rel=1e-12)
 
 
@@ -404,7 +416,8 @@ def test_composed_fits_warn_and_report_on_the_composed_epsilon():
     # caveat, while epsilon_ exceeded 10.
     X, y = small_data(n=50)
     net = DPLSSGDNeuralNetClassifier(MLP, module__n_in=5, module__n_out=3, max_epochs=1,
-                                     noise_multiplier=0.75, batch_size=10, classes=[0, 1, 2])
+                                     noise_multiplier=0.75, batch_size=10, classes=[0, 1, 2],
+                                     accounting="rdp")
     codes, epsilons = [], []
     for _ in range(3):
         with warnings.catch_warnings(record=True) as caught:
@@ -424,7 +437,7 @@ def test_composed_fits_warn_and_report_on_the_composed_epsilon():
     # warm_start=True fits compose the same way
     warm = DPLSSGDNeuralNetClassifier(MLP, module__n_in=5, module__n_out=3, max_epochs=1,
                                       noise_multiplier=0.75, batch_size=10, classes=[0, 1, 2],
-                                      warm_start=True)
+                                      warm_start=True, accounting="rdp")
     for _ in range(3):
         warm.fit(X, y)
     assert warm.epsilon_ == pytest.approx(epsilons[-1])
@@ -465,9 +478,10 @@ def test_changing_the_noise_between_calls_composes_both():
     net.partial_fit(X, y)
     net.set_params(noise_multiplier=3.0)
     net.partial_fit(X, y)
-    one = dpsgd_epsilon(1.5, 0.2, 5, 1e-5)
-    assert dpsgd_epsilon(3.0, 0.2, 5, 1e-5) < one < net.epsilon_
-    assert net.epsilon_ < one + dpsgd_epsilon(3.0, 0.2, 5, 1e-5)  # RDP beats adding up
+    one = dpsgd_epsilon(1.5, 0.2, 5, 1e-5, accountant="pld")
+    other = dpsgd_epsilon(3.0, 0.2, 5, 1e-5, accountant="pld")
+    assert other < one < net.epsilon_
+    assert net.epsilon_ < one + other  # RDP beats adding up
 
 
 # --- data handling, reproducibility, sampling ------------------------------------------------
@@ -568,7 +582,7 @@ def test_regressor_beats_a_constant():
     y = y.astype(np.float32).reshape(-1, 1)
     reg = DPLSSGDNeuralNetRegressor(MLP, module__n_in=4, module__hidden=32, module__n_out=1,
                                     epsilon=2.0, max_epochs=10, random_state=0)
-    assert reg.lr == 0.5
+    assert reg.lr == "auto"
     reg.fit(X[:2000], y[:2000])
     assert reg.predict(X[2000:]).shape == (1000, 1)
     assert reg.score(X[2000:], y[2000:]) > 0.7  # a constant scores 0
@@ -750,3 +764,79 @@ _REGRESSOR_FAILURES = {
     "check_regressors_train": "skorch reads a Python list X as one input per element",
     "check_regressors_no_decision_function": "skorch defines predict_proba on every net",
 }
+
+
+# --- the "auto" plan and the tail average ----------------------------------------------------
+
+
+def _auto_plan(net):
+    return (net.lr_, net.noise_multiplier_, net.sample_rate_, net.n_steps_, net.n_iter_,
+            net.epsilon_)
+
+
+def test_auto_plan_reads_only_public_numbers_and_follows_its_rule():
+    # Two data sets of the same shape, one with values a thousand times larger: the same plan.
+    rng = np.random.default_rng(0)
+    X1, y1 = small_data(n=300)
+    X2 = (1000 * rng.normal(size=X1.shape)).astype(np.float32)
+    y2 = rng.integers(0, 3, size=len(y1))
+    kw = dict(module__n_in=5, module__n_out=3, classes=[0, 1, 2], random_state=0)
+    plans = [_auto_plan(DPLSSGDNeuralNetClassifier(MLP, max_epochs=3, **kw).fit(X, y))
+             for X, y in ((X1, y1), (X2, y2))]
+    assert plans[0] == plans[1]
+    net = DPLSSGDNeuralNetClassifier(MLP, **kw)
+    assert net.accounting == "pld" and net.smoothing == 0.0 and net.max_grad_norm == 0.3
+    # batch max(128, n / 256) = 128 of 300 rows: 2 steps an epoch, 1,000 epochs = 2,000 steps
+    plan = net._plan(300)
+    assert plan.sample_rate == 128 / 300 and plan.n_steps == 2000
+    assert net._epochs(300) == 1000
+    lr = net._learning_rate(plan, 300)
+    assert lr * 2000 * 0.3 == pytest.approx(0.04 * 300 * plan.epsilon)
+    # what a fit reports and uses (3 epochs here, to keep the test fast)
+    net = DPLSSGDNeuralNetClassifier(MLP, max_epochs=3, **kw).fit(X1, y1)
+    assert net.lr_ * net.n_steps_ * 0.3 == pytest.approx(0.04 * 300 * net.epsilon_)
+    assert net.optimizer_.param_groups[0]["lr"] == net.lr_
+    assert net.privacy_report_["learning_rate"] == net.lr_
+    assert "after step 3 of 6" in net.privacy_report_["average"]
+
+
+def test_auto_learning_rate_grows_with_epsilon_and_explicit_values_win():
+    X, y = small_data(n=300)
+    kw = dict(module__n_in=5, module__n_out=3, classes=[0, 1, 2], random_state=0,
+              max_epochs=2)
+    rates = [DPLSSGDNeuralNetClassifier(MLP, epsilon=e, **kw).fit(X, y).lr_ for e in (0.5, 2)]
+    assert rates[0] < rates[1]
+    net = DPLSSGDNeuralNetClassifier(MLP, lr=0.7, **kw).fit(X, y)
+    assert net.lr_ == 0.7 and net.optimizer_.param_groups[0]["lr"] == 0.7
+    # partial_fit on more rows re-plans the "auto" rate for that call
+    net = DPLSSGDNeuralNetClassifier(MLP, **kw).fit(X[:150], y[:150])
+    first = net.lr_
+    net.partial_fit(X, y)
+    assert net.lr_ != first and net.optimizer_.param_groups[0]["lr"] == net.lr_
+
+
+class _Iterates(Callback):
+    def on_train_begin(self, net, **kwargs):
+        self.iterates = []
+
+    def on_batch_end(self, net, **kwargs):
+        self.iterates.append([p.detach().clone() for p in net.module_.parameters()])
+
+
+@pytest.mark.parametrize("average", ["auto", True, False])
+def test_returned_weights_are_the_tail_average_of_the_iterates(average):
+    X, y = small_data(n=60)
+    recorder = _Iterates()
+    net = DPLSSGDNeuralNetClassifier(MLP, module__n_in=5, module__n_out=3, classes=[0, 1, 2],
+                                     max_epochs=4, batch_size=20, noise_multiplier=1.0,
+                                     average=average, callbacks=[recorder], random_state=0)
+    net.fit(X, y)
+    steps = len(recorder.iterates)
+    assert steps == net.n_steps_ == 12
+    start = {"auto": steps // 2, True: 0, False: steps - 1}[average]
+    for i, p in enumerate(net.module_.parameters()):
+        expected = torch.stack([it[i] for it in recorder.iterates[start:]]).mean(0)
+        assert torch.allclose(p.detach(), expected, atol=1e-6)
+    if average is not False:  # not the last iterate
+        assert not torch.allclose(next(net.module_.parameters()).detach(),
+                                  recorder.iterates[-1][0])
