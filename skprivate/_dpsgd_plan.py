@@ -245,7 +245,7 @@ class DPSGDPlanMixin:
             n_samples,
             batch_size=self.batch_size,
             auto_batch_size=self._AUTO_BATCH_SIZE,
-            epochs=getattr(self, self._EPOCHS_PARAM),
+            epochs=self._epochs(n_samples),
             epochs_name=self._EPOCHS_PARAM,
             epsilon=self.epsilon,
             delta=self.delta,
@@ -253,6 +253,10 @@ class DPSGDPlanMixin:
             accounting=self.accounting,
             private_statistics=self._private_statistics(),
         )
+
+    def _epochs(self, n_samples):
+        """The epochs parameter as the plan uses it (a subclass may resolve an "auto")."""
+        return getattr(self, self._EPOCHS_PARAM)
 
     def _private_statistics(self):
         """Whether the fit releases private row statistics first (none by default)."""

@@ -45,7 +45,6 @@ from .._dpsgd_plan import (
     DPSGDPlanMixin,
     auto_batch_size,
     auto_steps,
-    plan_dpsgd,
     public_n_samples,
 )
 from ..base import DPEstimatorMixin, _n_rows
@@ -246,33 +245,13 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
     _AUTO_BATCH_SIZE = None  # batch_size="auto": _dpsgd_plan.auto_batch_size
 
     def _epochs(self, n_samples):
-        """``max_epochs`` with ``"auto"`` resolved: about ``auto_steps`` steps in whole epochs."""
+        """``max_epochs`` with ``"auto"`` resolved: about ``auto_steps`` steps in whole epochs,
+        so that the plan's steps are exactly the ``epochs x steps per epoch`` the fit runs."""
         if self.max_epochs != "auto":
             return self.max_epochs
         batch = auto_batch_size(n_samples) if self.batch_size == "auto" else self.batch_size
         steps_per_epoch = max(1, int(n_samples / batch + 0.5))
         return max(1, round(auto_steps(n_samples, batch) / steps_per_epoch))
-
-    def _plan(self, n_samples):
-        """Noise, sampling rate and steps of a fit on ``n_samples`` rows (public values only).
-
-        DPSGDPlanMixin's, with ``max_epochs="auto"`` resolved to whole epochs first, so that
-        the plan's steps are exactly the ``epochs x steps per epoch`` that the fit runs.
-        """
-        n_samples = public_n_samples(self, n_samples)
-        self._check_params(n_samples)
-        return plan_dpsgd(
-            type(self).__name__,
-            n_samples,
-            batch_size=self.batch_size,
-            auto_batch_size=self._AUTO_BATCH_SIZE,
-            epochs=self._epochs(n_samples),
-            epochs_name="max_epochs",
-            epsilon=self.epsilon,
-            delta=self.delta,
-            noise_multiplier=self.noise_multiplier,
-            accounting=self.accounting,
-        )
 
     def _learning_rate(self, plan, n_samples):
         """``lr`` with ``"auto"`` resolved: total step ``_AUTO_TOTAL_STEP n epsilon`` (public)."""
