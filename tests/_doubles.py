@@ -1,6 +1,6 @@
-"""A minimal differentially private estimator used to test the shared machinery on its own.
+"""Minimal differentially private estimators used to test the shared machinery on their own.
 
-It releases the mean of the labels (clipped to [0, 1]) over a Poisson subsample, with
+:class:`NoisyMeanRegressor` releases the mean of the labels (clipped to [0, 1]) over a Poisson subsample, with
 Gaussian noise on the sum: one step of the sampled Gaussian mechanism, so its cost depends on
 the number of rows and it carries a dp-accounting event, like DP-SGD.
 """
@@ -8,7 +8,7 @@ the number of rows and it carries a dp-accounting event, like DP-SGD.
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -54,3 +54,43 @@ class NoisyMeanRegressor(DPEstimatorMixin, RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False)
         return np.full(X.shape[0], self.mean_)
+
+
+class NoisyMajorityClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Report-noisy-max of the class counts: pure epsilon-DP, with no dp-accounting event.
+
+    One row changes one count by 1, so Laplace(2 / epsilon) noise on each count and the arg
+    max is epsilon-DP (Dwork and Roth 2014, Claim 3.9 with sensitivity 1 per count). A
+    subclass may set ``caveat`` (reported by every fit) or ``seen`` (a list that records the
+    number of rows and the ``extra`` fit argument of each fit).
+    """
+
+    _parameter_constraints = {**DPEstimatorMixin._dp_parameter_constraints}
+    caveat = None
+    seen = None
+
+    def __init__(self, epsilon=1.0, delta=1e-5, accountant=None, random_state=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def _privacy_plan(self, n_samples):
+        return self._privacy_spend(self.epsilon, 0.0)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, extra=None):
+        plan = self._begin_private_fit(X)
+        X, y = validate_data(self, X, y)
+        if self.seen is not None:
+            self.seen.append((len(X), extra))
+        self.classes_, counts = np.unique(y, return_counts=True)
+        noisy = counts + self._noise_rng().laplace(0, 2 / self.epsilon, counts.size)
+        self.label_ = self.classes_[np.argmax(noisy)]
+        caveats = [] if self.caveat is None else [self.caveat]
+        self._finish_private_fit(plan, {"mechanism": "report noisy max"}, len(y), caveats)
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return np.full(len(X), self.label_)

@@ -9,16 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from dp_accounting import dp_event, rdp
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.datasets import load_breast_cancer, load_digits, make_regression
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, MinMaxScaler
-from sklearn.utils.validation import validate_data
 from scipy.stats import loguniform
 
 from skprivate.accounting import BudgetAccountant
-from skprivate.base import DPEstimatorMixin
+from tests._doubles import NoisyMajorityClassifier
 from skprivate.exceptions import BudgetExceededError, InfeasiblePrivacyError, PrivacyLeakWarning
 from skprivate.linear_model import DPLSSGDClassifier, DPLSSGDRegressor
 from skprivate.model_selection import PrivateGridSearchCV, PrivateRandomSearchCV
@@ -263,33 +261,7 @@ def test_zero_poisson_runs_raises_before_reading_data(cancer, monkeypatch):
     assert acc.spends == []
 
 
-class _PureDPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
-    """Report-noisy-max of the class counts: epsilon-DP (pure), no dp-accounting event."""
-
-    _parameter_constraints = {**DPEstimatorMixin._dp_parameter_constraints}
-
-    def __init__(self, epsilon=1.0, delta=1e-5, accountant=None, random_state=None):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.accountant = accountant
-        self.random_state = random_state
-
-    def _privacy_plan(self, n_samples):
-        return self._privacy_spend(self.epsilon, 0.0)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        plan = self._begin_private_fit(X)
-        X, y = validate_data(self, X, y)
-        self.classes_, counts = np.unique(y, return_counts=True)
-        # one row changes one count by 1: Laplace(2/eps) on each count, arg max, is eps-DP
-        noisy = counts + self._noise_rng().laplace(0, 2 / self.epsilon, counts.size)
-        self.label_ = self.classes_[np.argmax(noisy)]
-        self._finish_private_fit(plan, {"mechanism": "report noisy max"}, len(y))
-        return self
-
-    def predict(self, X):
-        return np.full(len(X), self.label_)
+_PureDPClassifier = NoisyMajorityClassifier
 
 
 def test_pure_dp_estimator_uses_the_pure_dp_curve(cancer):

@@ -7,14 +7,12 @@ import warnings
 import numpy as np
 import pytest
 from scipy import integrate, stats
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.datasets import load_breast_cancer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, MinMaxScaler, StandardScaler
-from sklearn.utils.validation import validate_data
 
 from skprivate import _caveats
-from skprivate.base import DPEstimatorMixin
+from tests._doubles import NoisyMajorityClassifier
 from skprivate.exceptions import PrivacyLeakWarning
 from skprivate.linear_model import DPLSSGDClassifier
 from skprivate.model_selection import PrivateGridSearchCV, PrivateRandomSearchCV
@@ -147,34 +145,7 @@ def test_noise_scale_and_run_plans_do_not_depend_on_the_split(cancer):
     assert len(seen) == 1  # four different splits, one noise scale and one plan
 
 
-class _PureDPClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
-    """Report-noisy-max of the class counts: epsilon-DP, with an optional caveat."""
-
-    _parameter_constraints = {**DPEstimatorMixin._dp_parameter_constraints}
-    caveat = None
-
-    def __init__(self, epsilon=1.0, delta=1e-5, accountant=None, random_state=None):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.accountant = accountant
-        self.random_state = random_state
-
-    def _privacy_plan(self, n_samples):
-        return self._privacy_spend(self.epsilon, 0.0)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        plan = self._begin_private_fit(X)
-        X, y = validate_data(self, X, y)
-        self.classes_, counts = np.unique(y, return_counts=True)
-        noisy = counts + self._noise_rng().laplace(0, 2 / self.epsilon, counts.size)
-        self.label_ = self.classes_[np.argmax(noisy)]
-        caveats = [] if self.caveat is None else [self.caveat]
-        self._finish_private_fit(plan, {"mechanism": "report noisy max"}, len(y), caveats)
-        return self
-
-    def predict(self, X):
-        return np.full(len(X), self.label_)
+_PureDPClassifier = NoisyMajorityClassifier
 
 
 def test_caveats_come_from_the_runs_reports_whole(cancer):

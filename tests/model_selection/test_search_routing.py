@@ -5,13 +5,11 @@ import warnings
 import numpy as np
 import pytest
 import sklearn
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.datasets import load_breast_cancer
 from sklearn.preprocessing import MinMaxScaler
-from sklearn.utils.validation import validate_data
 
 from skprivate.accounting import BudgetAccountant
-from skprivate.base import DPEstimatorMixin
+from tests._doubles import NoisyMajorityClassifier
 from skprivate.exceptions import PrivacyLeakWarning
 from skprivate.linear_model import DPLSSGDClassifier
 from skprivate.model_selection import PrivateGridSearchCV, PrivateRandomSearchCV
@@ -23,34 +21,10 @@ def cancer():
     return MinMaxScaler().fit_transform(X), y  # a test: in a release, scale with public bounds
 
 
-class _Majority(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class _Majority(NoisyMajorityClassifier):
     """Report-noisy-max of the class counts (epsilon-DP); records its ``extra`` argument."""
 
-    _parameter_constraints = {**DPEstimatorMixin._dp_parameter_constraints}
     seen = []
-
-    def __init__(self, epsilon=1.0, delta=1e-5, accountant=None, random_state=None):
-        self.epsilon = epsilon
-        self.delta = delta
-        self.accountant = accountant
-        self.random_state = random_state
-
-    def _privacy_plan(self, n_samples):
-        return self._privacy_spend(self.epsilon, 0.0)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, extra=None):
-        plan = self._begin_private_fit(X)
-        X, y = validate_data(self, X, y)
-        type(self).seen.append((len(X), extra))
-        self.classes_, counts = np.unique(y, return_counts=True)
-        noisy = counts + self._noise_rng().laplace(0, 2 / self.epsilon, counts.size)
-        self.label_ = self.classes_[np.argmax(noisy)]
-        self._finish_private_fit(plan, {"mechanism": "report noisy max"}, len(y))
-        return self
-
-    def predict(self, X):
-        return np.full(len(X), self.label_)
 
 
 def _search(estimator=None):
