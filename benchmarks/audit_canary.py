@@ -40,7 +40,7 @@ from skprivate import DPLSSGDClassifier
 from skprivate.audit import audit_scores
 from skprivate.exceptions import PrivacyLeakWarning
 from skprivate.linear_model import _dplssgd
-from skprivate.linear_model._dpsgd_core import make_block_smoother
+from skprivate._dpsgd._numpy_loop import make_block_smoother
 from skprivate.pate import PATEClassifier
 
 DELTA = 1e-5

@@ -22,7 +22,7 @@ from skprivate import DPLSSGDClassifier
 from skprivate.accounting import pate_epsilon
 from skprivate.audit import audit_outcomes, audit_scores
 from skprivate.exceptions import PrivacyLeakWarning
-from skprivate.linear_model._dpsgd_core import (
+from skprivate._dpsgd._numpy_loop import (
     clipped_gradient_sum,
     residual_function,
     squared_row_norms,

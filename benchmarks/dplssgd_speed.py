@@ -28,7 +28,7 @@ from _results import markdown_table, versions, write
 from skprivate.datasets import load_adult, make_adult_preprocessor
 from skprivate.exceptions import PrivacyLeakWarning
 from skprivate.linear_model import DPLSSGDClassifier
-from skprivate.linear_model._dpsgd_core import make_block_smoother
+from skprivate._dpsgd._numpy_loop import make_block_smoother
 
 BATCH_SIZE = 256
 EPOCHS = 5

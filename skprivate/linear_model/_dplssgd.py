@@ -3,7 +3,7 @@
 The estimators here choose the public quantities of a fit (sampling rate, number of steps,
 noise multiplier calibrated with :func:`skprivate.accounting.dpsgd_noise_multiplier`) and
 report its cost with :func:`skprivate.accounting.dpsgd_epsilon`; the privacy argument itself
-is stated next to the loop that relies on it, in ``_dpsgd_core``.
+is stated next to the loop that relies on it, in ``skprivate._dpsgd._numpy_loop``.
 """
 
 from numbers import Integral, Real
@@ -16,7 +16,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._dpsgd_plan import (
+from .._dpsgd._plan import (
     _AUTO_CLIP,
     _AUTO_ROW_NORM,
     DPSGDPlanMixin,
@@ -26,8 +26,8 @@ from .._dpsgd_plan import (
 from ..base import DPEstimatorMixin, _resolve_classes
 from ..mechanisms import gaussian_noise
 from ..utils._validation import validate_numeric
-from ._dpsgd_core import residual_function, run_dplssgd, squared_row_norms
-from ._private_scaling import private_row_statistics
+from .._dpsgd._numpy_loop import residual_function, run_dplssgd, squared_row_norms
+from .._dpsgd._private_scaling import private_row_statistics
 
 __all__ = ["DPLSSGDClassifier", "DPLSSGDRegressor"]
 
@@ -55,7 +55,7 @@ _TRAINING_ATTRIBUTES_DOC = """noise_multiplier_ : float
         The clipping norm used (with ``max_grad_norm="auto"``, in the units of the
         privately centred and scaled rows)."""
 
-# None: the "auto" policy of skprivate._dpsgd_plan, max(128, n / 256) capped at n.
+# None: the "auto" policy of skprivate._dpsgd._plan, max(128, n / 256) capped at n.
 _AUTO_BATCH_SIZE = None
 
 
@@ -99,7 +99,7 @@ class _BaseDPLSSGD(DPSGDPlanMixin, DPEstimatorMixin):
 
         Public values only: the plan (itself a function of ``n_samples``, ``epsilon`` and
         ``delta``) and the parameters. See the comment above ``_AUTO_TOTAL_STEP`` in
-        ``skprivate._dpsgd_plan`` for how the rule was measured.
+        ``skprivate._dpsgd._plan`` for how the rule was measured.
         """
         standardised = self.max_grad_norm == "auto"
         clip = _AUTO_CLIP if standardised else float(self.max_grad_norm)
@@ -125,14 +125,14 @@ class _BaseDPLSSGD(DPSGDPlanMixin, DPEstimatorMixin):
         learning_rate, clip, average = self._resolved(plan, public_n)
         offset, row_scale = None, 1.0
         if plan.stats_noise_multipliers:
-            # Private centring and scaling (skprivate.linear_model._private_scaling); its two
+            # Private centring and scaling (skprivate._dpsgd._private_scaling); its two
             # Gaussian releases are part of plan.epsilon, composed with the training.
             sigma_hist, sigma_mean = plan.stats_noise_multipliers
             offset, scale, _ = private_row_statistics(
                 X, squared_row_norms(X), sigma_hist=sigma_hist, sigma_mean=sigma_mean,
                 rng=rng, noise=gaussian_noise, n_public=public_n,
             )
-            # scale / 3: the rows' root mean squared norm becomes 3 (see _dpsgd_plan); a
+            # scale / 3: the rows' root mean squared norm becomes 3 (see skprivate._dpsgd._plan); a
             # histogram too noisy to read leaves the rows as given (scale 1, no offset).
             row_scale = scale / _AUTO_ROW_NORM if offset is not None else 1.0
             if not self.fit_intercept:

@@ -12,7 +12,7 @@ import math
 import numpy as np
 from sklearn.base import clone
 
-from .._dpsgd_plan import DPSGDPlanMixin
+from .._dpsgd._plan import DPSGDPlanMixin
 from ..accounting._calibrate import NoFeasiblePointError, solve_monotone
 from ..exceptions import InfeasiblePrivacyError
 from . import _tuning_accounting as ta
@@ -179,7 +179,7 @@ def check_public_plans(search, dp, support, eps_run, n_train_public, spends):
     The realised size of a run's training part is private: a row that is added changes
     it. Every sampling rate, number of steps and noise scale of a run must therefore come
     from a public number. skprivate's DP-SGD estimators, as the run's model, plan on the
-    number the search gives them (``_dpsgd_plan.PUBLIC_N_SAMPLES``); a step whose plan does
+    number the search gives them (``_dpsgd._plan.PUBLIC_N_SAMPLES``); a step whose plan does
     not depend on the number of rows (the private scalers, a pure-DP estimator) needs
     nothing; any other is refused, before any data is read.
     """

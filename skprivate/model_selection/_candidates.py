@@ -112,7 +112,7 @@ def resolve_relative(model, n_samples):
 
     ``model`` is the run's DP model with its run budget already set; ``n_samples`` the
     public number of rows it plans on. The ``"auto"`` rate is read from the plan, a function
-    of public numbers only (``skprivate._dpsgd_plan.auto_learning_rate``).
+    of public numbers only (``skprivate._dpsgd._plan.auto_learning_rate``).
     """
     value = model.get_params(deep=False).get("learning_rate")
     if not isinstance(value, RelativeToAuto):

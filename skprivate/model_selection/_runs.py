@@ -11,7 +11,7 @@ from numbers import Real
 import numpy as np
 from sklearn.metrics import accuracy_score
 
-from .._dpsgd_plan import PUBLIC_N_SAMPLES
+from .._dpsgd._plan import PUBLIC_N_SAMPLES
 from ..base import _n_rows
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import gaussian_noise

@@ -22,7 +22,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, indexable
 
 from .._caveats import score_vouched
-from .._dpsgd_plan import PUBLIC_N_SAMPLES
+from .._dpsgd._plan import PUBLIC_N_SAMPLES
 from ..base import DPEstimatorMixin, _n_rows
 from ..mechanisms import check_rng
 from ..utils._compat import get_tags

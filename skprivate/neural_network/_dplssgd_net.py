@@ -41,7 +41,7 @@ from skorch.utils import TeeGenerator, is_dataset, to_tensor
 from torch.nn.parameter import UninitializedParameter
 
 from .. import _caveats
-from .._dpsgd_plan import (
+from .._dpsgd._plan import (
     DPSGDPlanMixin,
     auto_batch_size,
     auto_steps,
@@ -52,7 +52,7 @@ from ..utils._compat import check_feature_names as _check_feature_names
 from ..utils._compat import torch_cross_example_norms
 from ..utils._progress import progress_counter
 from ..utils._validation import ENCODE_CATEGORICAL
-from ._accounting import _step_pld, composed_epsilon, pld_grid, runs_event
+from .._dpsgd._accounting import _step_pld, composed_epsilon, pld_grid, runs_event
 from ._docstrings import CLASSIFIER_DOC, REGRESSOR_DOC, build_doc
 from ._per_sample import clipped_gradient_sum, tree_map
 from ._sampling import EmptySafeCollate, PoissonBatchSampler
@@ -62,7 +62,7 @@ __all__ = ["DPLSSGDNeuralNetClassifier", "DPLSSGDNeuralNetRegressor"]
 
 # --- the "auto" plan of the nets: public numbers only (n, epsilon, delta, the clip) --------
 #
-# As for the linear models (skprivate._dpsgd_plan): batch max(128, n / 256), about ten
+# As for the linear models (skprivate._dpsgd._plan): batch max(128, n / 256), about ten
 # epochs kept within 2,000 to 5,000 steps (rounded here to whole epochs, so that an epoch
 # stays round(n / batch) steps), and a learning rate that spreads a total step length
 # lr x steps x max_grad_norm = _AUTO_TOTAL_STEP x n x epsilon over the steps, with the second
@@ -242,7 +242,7 @@ class _DPLSSGDNetMixin(DPSGDPlanMixin, DPEstimatorMixin):
         )
 
     _EPOCHS_PARAM = "max_epochs"
-    _AUTO_BATCH_SIZE = None  # batch_size="auto": _dpsgd_plan.auto_batch_size
+    _AUTO_BATCH_SIZE = None  # batch_size="auto": _dpsgd._plan.auto_batch_size
 
     def _epochs(self, n_samples):
         """``max_epochs`` with ``"auto"`` resolved: about ``auto_steps`` steps in whole epochs,

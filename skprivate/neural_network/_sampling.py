@@ -10,7 +10,7 @@ generator as the noise.
 
 from torch.utils.data import Sampler, default_collate
 
-from ..linear_model._dpsgd_core import poisson_batch
+from .._dpsgd._sampling import poisson_batch
 
 __all__ = []
 

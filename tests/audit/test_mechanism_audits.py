@@ -9,7 +9,7 @@ from sklearn.preprocessing import MinMaxScaler
 from skprivate import DPLSSGDClassifier
 from skprivate.accounting import pate_epsilon
 from skprivate.audit import audit_outcomes, audit_scores, epsilon_lower_bound
-from skprivate.linear_model._dpsgd_core import clipped_gradient_sum, residual_function, squared_row_norms
+from skprivate._dpsgd._numpy_loop import clipped_gradient_sum, residual_function, squared_row_norms
 from skprivate.pate._aggregation import confident_gnmax, noisy_argmax
 
 N_RUNS = 400_000

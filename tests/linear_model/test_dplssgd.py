@@ -16,11 +16,11 @@ from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from skprivate._dpsgd_plan import auto_batch_size, auto_steps, stats_noise_multipliers
+from skprivate._dpsgd._plan import auto_batch_size, auto_steps, stats_noise_multipliers
 from skprivate.accounting import BudgetAccountant, dpsgd_epsilon
 from skprivate.exceptions import BudgetExceededError, InfeasiblePrivacyError, PrivacyLeakWarning
 from skprivate.linear_model import DPLSSGDClassifier, DPLSSGDRegressor
-from skprivate.linear_model._dpsgd_core import (
+from skprivate._dpsgd._numpy_loop import (
     clipped_gradient_sum,
     residual_function,
     run_dplssgd,

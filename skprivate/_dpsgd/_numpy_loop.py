@@ -26,6 +26,7 @@ from scipy.special import expit
 
 from ..smoothing import _make_smoother
 from ..utils._progress import progress
+from ._sampling import poisson_batch
 
 __all__ = []
 
@@ -143,20 +144,6 @@ def clipped_gradient_sum(
     grad_coef = np.asarray(X.T @ R).T
     grad_intercept = R.sum(axis=0) if fit_intercept else np.zeros(K)
     return grad_coef, grad_intercept
-
-
-def poisson_batch(rng, n_samples, sample_rate):
-    """Indices of a Poisson sample: every row independently with probability ``sample_rate``.
-
-    Drawn as a Binomial(n, q) size and then a uniform subset of that size, which has exactly
-    the distribution of independent inclusions, at a cost in the batch size rather than in n.
-    The indices are sorted (cheaper row slicing of CSR matrices; a set has no order anyway),
-    so the subset need not be shuffled.
-    """
-    if sample_rate >= 1.0:
-        return np.arange(n_samples)
-    size = rng.binomial(n_samples, sample_rate)
-    return np.sort(rng.choice(n_samples, size=size, replace=False, shuffle=False))
 
 
 def make_block_smoother(n_coef, n_params, sigma, order, blocks):

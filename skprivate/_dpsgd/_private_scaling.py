@@ -9,7 +9,7 @@ same accuracy within a point. Neither statistic is public, so both are released 
 Gaussian mechanism and their cost is composed with the training's (``privacy_report_``).
 
 Two releases, each a Gaussian mechanism (Dwork and Roth 2014, Theorem A.1; composed in RDP
-or PLD with the DP-SGD steps, see :mod:`skprivate._dpsgd_plan`), add/remove-one-row
+or PLD with the DP-SGD steps, see :mod:`skprivate._dpsgd._plan`), add/remove-one-row
 neighbours:
 
 1. A histogram of ``log2`` row norms in octave bins (one row changes one count by one:

@@ -14,8 +14,8 @@ from scipy.optimize import brentq
 from scipy.stats import norm
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .accounting import dpsgd_epsilon, dpsgd_event, dpsgd_noise_multiplier
-from .exceptions import InfeasiblePrivacyError
+from ..accounting import dpsgd_epsilon, dpsgd_event, dpsgd_noise_multiplier
+from ..exceptions import InfeasiblePrivacyError
 
 __all__ = []
 
