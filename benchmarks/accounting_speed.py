@@ -44,7 +44,7 @@ def epsilon_rows(PRVAccountant):
     rows = []
     for z, q, steps in itertools.product(NOISE_MULTIPLIERS, SAMPLE_RATES, STEPS):
         ours_rdp = dpsgd_epsilon(z, q, steps, DELTA)
-        ours_pld = dpsgd_epsilon(z, q, steps, DELTA, accountant="pld")
+        ours_pld = dpsgd_epsilon(z, q, steps, DELTA, accounting="pld")
         ref_rdp, ref_pld = reference(z, q, steps)
         prv = float("nan")
         if PRVAccountant is not None:
@@ -75,7 +75,7 @@ def calibration_rows(get_noise_multiplier):
     rows = []
     for target, q, steps in CALIBRATIONS:
         z_rdp, t_rdp = timed(dpsgd_noise_multiplier, target, q, steps, DELTA)
-        z_pld, t_pld = timed(dpsgd_noise_multiplier, target, q, steps, DELTA, accountant="pld")
+        z_pld, t_pld = timed(dpsgd_noise_multiplier, target, q, steps, DELTA, accounting="pld")
         t_orp = t_oprv = float("nan")
         if get_noise_multiplier is not None:
             _, t_orp = timed(get_noise_multiplier, target_epsilon=target, target_delta=DELTA,

@@ -39,7 +39,7 @@ from sklearn.tree import DecisionTreeClassifier
 from skprivate import DPLSSGDClassifier
 from skprivate.audit import audit_scores
 from skprivate.exceptions import PrivacyLeakWarning
-from skprivate.linear_model import _dplssgd
+from skprivate.linear_model import _dplssgd_base
 from skprivate._dpsgd._numpy_loop import make_block_smoother
 from skprivate.pate import PATEClassifier
 
@@ -84,7 +84,7 @@ def _gradient_statistic(with_canary, epsilon, X, y, noiseless=False):
     X_fit, y_fit = (np.vstack([X, canary]), np.append(y, 0)) if with_canary else (X, y)
     clf = DPLSSGDClassifier(epsilon=epsilon, delta=DELTA)
     if noiseless:  # the control: a bug that drops the noise, under the same claim
-        with mock.patch.object(_dplssgd, "gaussian_noise", _no_noise):
+        with mock.patch.object(_dplssgd_base, "gaussian_noise", _no_noise):
             clf.fit(X_fit, y_fit)
     else:
         clf.fit(X_fit, y_fit)

@@ -42,7 +42,7 @@ from skprivate.audit._estimators import (
     with_gradient_canary,
 )
 from skprivate.exceptions import PrivacyLeakWarning
-from skprivate.linear_model import _dplssgd
+from skprivate.linear_model import _dplssgd_base
 from skprivate.neural_network import DPLSSGDNeuralNetClassifier
 
 EPSILON, DELTA = 2.0, 1e-5
@@ -91,7 +91,7 @@ def _quieter(run):
 
 def _linear_chunk(X, y, seeds, batch_size, max_iter, quieter):
     scores, claimed = [], 0.0
-    patch = mock.patch.object(_dplssgd, "run_dplssgd", _quieter(_dplssgd.run_dplssgd))
+    patch = mock.patch.object(_dplssgd_base, "run_dplssgd", _quieter(_dplssgd_base.run_dplssgd))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # the fixed seeds of an audit
         if quieter:

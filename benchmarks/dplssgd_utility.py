@@ -133,7 +133,7 @@ def _opacus_fit_score(X_tr, y_tr, X_te, y_te, epsilon, seed, lr):
     key = (n_batches, epsilon)
     if key not in _OPACUS_NOISE:
         _OPACUS_NOISE[key] = dpsgd_noise_multiplier(
-            epsilon, 1.0 / n_batches, 10 * n_batches, DELTA, accountant="rdp"
+            epsilon, 1.0 / n_batches, 10 * n_batches, DELTA, accounting="rdp"
         )
     classes = np.unique(y_tr)
     binary = len(classes) == 2

@@ -185,7 +185,7 @@ def five_parties(seed, n_jobs):
     result["Averaged"] = _metrics(_softmax(X_test @ coef.T + intercept), y_test)
     result["Gold"] = _metrics(LogisticRegression(C=0.1).fit(X, y).predict_proba(X_test), y_test)
     start = time.perf_counter()
-    gems = GEMSCombiner(LogisticRegression(C=0.1), n_samples=200, n_jobs=n_jobs,
+    gems = GEMSCombiner(LogisticRegression(C=0.1), n_directions=200, n_jobs=n_jobs,
                         random_state=seed).fit(X, y, groups)
     result["seconds"] = time.perf_counter() - start
     result["GEMS"] = _metrics(gems.predict_proba(X_test), y_test)

@@ -101,7 +101,7 @@ def _methods(epsilon, seed, classes):
         ),
         "(a) search, RelativeToAuto, Poisson mean 10": lambda: search(RELATIVE),
         "(a2) search, RelativeToAuto, logarithmic mean 3": lambda: search(
-            RELATIVE, n_candidates="logarithmic", mean_candidates=3
+            RELATIVE, n_candidates_distribution="logarithmic", mean_candidates=3
         ),
         "(a0) search, old absolute space, Poisson mean 10": lambda: search(OLD_GRID),
     }

@@ -12,6 +12,7 @@ __all__ = [
     "NoIntersectionError",
     "PrivacyLeakWarning",
     "PrivacyTestFailed",
+    "UpstreamAPIError",
     "UtilityWarning",
 ]
 
@@ -196,4 +197,26 @@ class NoIntersectionError(ValueError):
     ... except NoIntersectionError as exc:
     ...     print(exc)
     GEMSCombiner: the parties' good-enough sets do not intersect at epsilon=0.3. ...
+    """
+
+
+class UpstreamAPIError(ImportError):
+    """An installed upstream package no longer offers an API that skprivate relies on.
+
+    Raised by skprivate's compatibility layer (``skprivate.utils._compat``) when neither
+    the public name of an API of scikit-learn, dp-accounting or torch nor its guarded
+    fallback exists in the installed release. The message names the package, the installed
+    version and the supported range; the fix is another install, hence an
+    :class:`ImportError`. skprivate raises it rather than guess: a wrong RDP curve would
+    be a wrong epsilon.
+
+    Examples
+    --------
+    >>> from skprivate.exceptions import UpstreamAPIError
+    >>> from skprivate.utils._compat import rdp_curve
+    >>> try:
+    ...     rdp_curve(object())  # no RDP curve where an RdpAccountant keeps one
+    ... except UpstreamAPIError as exc:
+    ...     print(exc)
+    skprivate needs the RDP curve of RdpAccountant ... from dp-accounting, which the installed dp-accounting ... does not provide. ...
     """

@@ -129,7 +129,7 @@ def test_every_caveat_any_estimator_emits_comes_from_the_vocabulary():
 
     from skprivate._caveats import CAVEAT_KINDS, Caveat
     from skprivate.pate import PATEClassifier
-    from tests.test_common import PRIVATE, _instance
+    from tests.test_common import PRIVATE, _quick_instance
 
     rows, labels = load_breast_cancer(return_X_y=True)
     rows = MinMaxScaler().fit_transform(rows)  # a test: in a release, use public bounds
@@ -140,7 +140,7 @@ def test_every_caveat_any_estimator_emits_comes_from_the_vocabulary():
                                  n_queries=30, random_state=0, delta=0.01)
             extra = {"X_public": rows[400:]}
         else:
-            est = _instance(cls, random_state=0).set_params(delta=0.01)  # 0.01 >= 1/200
+            est = _quick_instance(cls, random_state=0).set_params(delta=0.01)  # 0.01 >= 1/200
             extra = {}
         target = labels[:200] if is_classifier(est) else labels[:200] * 1.0
         with warnings.catch_warnings():

@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import Interval
 from skprivate.exceptions import PrivacyLeakWarning
 from skprivate.gems import GEMSCombiner
 from skprivate.pate import PATEClassifier
-from tests.test_common import CHECKED, NOT_PRIVATE, _instance
+from tests.test_common import CHECKED, NOT_PRIVATE, _quick_instance
 
 X_all, y_all = load_breast_cancer(return_X_y=True)
 X_all = MinMaxScaler().fit_transform(X_all)  # a test: in a release, scale with public bounds
@@ -37,7 +37,7 @@ def _make(name, cls, **params):
     if name == "PATEClassifier":  # small and quick: ten shallow trees, thirty queries
         base = dict(teacher=DecisionTreeClassifier(max_depth=2), n_teachers=10, n_queries=30)
         return PATEClassifier(**(base | params))
-    return _instance(cls, **params)
+    return _quick_instance(cls, **params)
 
 
 def _target(name, est):

@@ -9,7 +9,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.preprocessing import MinMaxScaler
 
-from tests.test_common import CHECKED, ESTIMATORS, _instance
+from tests.test_common import CHECKED, ESTIMATORS, _quick_instance
 
 pytestmark = pytest.mark.filterwarnings("ignore::skprivate.exceptions.PrivacyLeakWarning")
 
@@ -25,7 +25,7 @@ STAYS_BEHIND = "epsilon_data_dependent_"
 
 
 def _fitted(name, cls, teacher=None, random_state=0):
-    est = _instance(cls, random_state=random_state)
+    est = _quick_instance(cls, random_state=random_state)
     if name == "PATEClassifier":
         from sklearn.tree import DecisionTreeClassifier
 

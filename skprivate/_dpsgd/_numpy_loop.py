@@ -17,8 +17,16 @@ smoothing, only transforms the noisy sum and public values (the current iterate,
 itself a function of earlier noisy sums), so by the post-processing property of differential
 privacy (Dwork and Roth 2014, Proposition 2.1; the "DP-LSSGD - Recap" slide of Osher's talk)
 the whole run costs exactly what ``T`` steps of DP-SGD cost, for every smoothing strength.
-The batch indices must stay secret for the subsampling amplification, so they are drawn from
-the same generator as the noise.
+The batch indices must stay secret for the subsampling amplification, so the key of the
+batch sampler (:class:`skprivate._dpsgd._sampling.BlockPoissonSampler`) is drawn from the same
+generator as the noise.
+
+The data-dependent part of a step, the clipped-gradient sum of step 2, is a pluggable
+``gradient_sum`` (:func:`memory_gradient_sum` for arrays in memory,
+:func:`skprivate._dpsgd._distributed.dask_gradient_sum` for Dask arrays): both draw the batch
+of step ``t`` from the same sampler, keyed by the same secret key, so that the rows sampled,
+and hence the fit, are the same for the same seed (to the order in which floats are added).
+Only the sum ever reaches the loop; the noise is added once, here.
 """
 
 import numpy as np
@@ -26,7 +34,8 @@ from scipy.special import expit
 
 from ..smoothing import _make_smoother
 from ..utils._progress import progress
-from ._sampling import poisson_batch
+from ._distributed import is_dask_collection
+from ._sampling import BlockPoissonSampler, draw_sampling_key
 
 __all__ = []
 
@@ -94,7 +103,13 @@ def residual_function(loss, n_outputs, huber_threshold=None):
 
 
 def squared_row_norms(X):
-    """Squared Euclidean norm of each row of a dense array or a CSR matrix."""
+    """Squared Euclidean norm of each row of a dense array, a CSR matrix or a Dask array.
+
+    A Dask array gives a lazy Dask array (chunked as the rows): nothing is computed here.
+    """
+    if is_dask_collection(X):
+        return X.map_blocks(lambda block: np.einsum("ij,ij->i", block, block),
+                            drop_axis=1, dtype=np.float64)
     if hasattr(X, "multiply"):
         return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
     return np.einsum("ij,ij->i", X, X)
@@ -146,6 +161,55 @@ def clipped_gradient_sum(
     return grad_coef, grad_intercept
 
 
+def transformed_squared_norms(X, sq_norms, scale, shift):
+    """``||scale x - shift||^2`` of each row from ``||x||^2`` (``shift`` None: no shift)."""
+    if shift is not None:
+        return np.maximum(
+            scale * scale * sq_norms - 2 * scale * np.asarray(X @ shift).ravel()
+            + float(shift @ shift), 0.0
+        )
+    if scale != 1.0:
+        return scale * scale * sq_norms
+    return sq_norms
+
+
+def memory_gradient_sum(
+    X, y, *, key, sample_rate, residual, max_grad_norm, fit_intercept, scale, shift
+):
+    """The ``gradient_sum`` of :func:`run_dplssgd` for an in-memory ``X`` (array or CSR).
+
+    Returns ``step_sum(step, coef, intercept)``: the clipped-gradient sum over the rows that
+    :class:`~skprivate._dpsgd._sampling.BlockPoissonSampler` (``key``) samples at ``step``,
+    each row's gradient taken at the rows ``scale x - shift`` and clipped there, returned as
+    ``(R^T X, sum R)`` on the raw rows (the loop turns it into the gradient of the
+    transformed rows).
+    """
+    n_samples = X.shape[0]
+    sq_norms = transformed_squared_norms(X, squared_row_norms(X), scale, shift)
+    sampler = BlockPoissonSampler(key, n_samples, sample_rate)
+    if isinstance(X, np.ndarray):
+
+        def rows(idx):
+            return X.take(idx, axis=0)
+    else:
+        rows = X.__getitem__
+
+    def step_sum(step, coef, intercept):
+        idx = sampler.indices(step)
+        return clipped_gradient_sum(
+            rows(idx) if len(idx) < n_samples else X,
+            y.take(idx),
+            coef,
+            intercept,
+            residual,
+            max_grad_norm,
+            fit_intercept,
+            sq_norms.take(idx),
+        )
+
+    return step_sum
+
+
 def make_block_smoother(n_coef, n_params, sigma, order, blocks):
     """A function smoothing the flat gradient ``[coef.ravel(), intercept]`` in place, or None.
 
@@ -193,17 +257,29 @@ def run_dplssgd(
     expected_batch=None,
     offset=None,
     row_scale=1.0,
+    gradient_sum=None,
 ):
     """Run ``n_steps`` noisy steps from zero and return ``(coef, intercept)``.
 
     ``noise(sigma, size, rng)`` draws the Gaussian noise (skprivate.mechanisms.gaussian_noise);
-    ``rng`` is the generator both the batches and the noise come from. ``average``: False or
+    ``rng`` is the generator the noise and the batch sampler's secret key come from (the key
+    is its first draw). ``average``: False or
     None returns the last iterate; True the mean of all iterates; an int ``k`` the mean of the
     iterates after steps ``k + 1, ..., n_steps`` (a tail average; post-processing).
 
     ``offset`` (shape ``(n_features,)``, only with ``fit_intercept``) and ``row_scale``: the
     model is trained on the rows ``(x - offset) / row_scale`` without forming them (a CSR
     ``X`` stays sparse), and the returned ``(coef, intercept)`` apply to the raw rows.
+
+    ``gradient_sum``: where the data-dependent part of a step runs. A factory called once as
+    ``gradient_sum(X, y, key=, sample_rate=, residual=, max_grad_norm=, fit_intercept=,
+    scale=, shift=)`` that returns ``step_sum(step, coef, intercept)``, the sum over the rows
+    sampled at ``step`` by ``BlockPoissonSampler(key, n_samples, sample_rate)`` of their
+    gradients at ``(coef, intercept)`` on the rows ``scale x - shift``, each clipped to
+    ``max_grad_norm``, as ``(R^T X, sum R)`` on the raw rows (see
+    :func:`memory_gradient_sum`). Default: :func:`memory_gradient_sum`, or
+    :func:`skprivate._dpsgd._distributed.dask_gradient_sum` for a Dask ``X``. Only
+    ``X.shape`` is read here: the loop never touches a row itself.
     """
     n_samples, n_features = X.shape
     K = n_outputs
@@ -219,23 +295,21 @@ def run_dplssgd(
     else:
         average_from = 0 if average is True else min(int(average), n_steps - 1)
     theta_sum = np.zeros(n_params) if average_from is not None else None
-    sq_norms = squared_row_norms(X)
     # Training on x' = a x - m (a = 1 / row_scale, m = a offset): x'.W = x.(a W) - m.W, and the
     # gradient R^T X' = a R^T X - (sum R) m^T, so only the coefficients are transformed.
     a = 1.0 / float(row_scale)
     m = None if offset is None else a * np.asarray(offset, dtype=np.float64)
-    if m is not None:
-        sq_norms = np.maximum(
-            a * a * sq_norms - 2 * a * np.asarray(X @ m).ravel() + float(m @ m), 0.0
-        )
-    elif a != 1.0:
-        sq_norms = a * a * sq_norms
-    if isinstance(X, np.ndarray):
-
-        def rows(idx):
-            return X.take(idx, axis=0)
-    else:
-        rows = X.__getitem__
+    if gradient_sum is None:
+        if is_dask_collection(X):
+            from ._distributed import dask_gradient_sum as gradient_sum
+        else:
+            gradient_sum = memory_gradient_sum
+    # The sampler's key: secret, from the noise generator, drawn before any step (so that the
+    # in-memory and the Dask fits of one seed draw the same batches and the same noise).
+    step_sum = gradient_sum(
+        X, y, key=draw_sampling_key(rng), sample_rate=sample_rate, residual=residual,
+        max_grad_norm=max_grad_norm, fit_intercept=fit_intercept, scale=a, shift=m,
+    )
     smooth = make_block_smoother(n_coef, n_params, smoothing, smoothing_order, smoothing_blocks)
     noise_std = noise_multiplier * max_grad_norm
     # Dividing by the expected batch size, a public number, keeps the step data-independent in
@@ -248,22 +322,13 @@ def run_dplssgd(
     # the private data outside the privacy guarantee.
     steps = progress(range(n_steps), total=n_steps, desc=f"{name} steps", verbose=verbose)
     for step in steps:
-        idx = poisson_batch(rng, n_samples, sample_rate)
         if m is None and a == 1.0:
             eff_coef, eff_intercept = coef, intercept
         else:
             eff_coef = a * coef
             eff_intercept = intercept - coef @ m if m is not None else intercept
-        grad_coef, grad_intercept = clipped_gradient_sum(
-            rows(idx) if len(idx) < n_samples else X,
-            y.take(idx),
-            eff_coef,
-            eff_intercept,
-            residual,
-            max_grad_norm,
-            fit_intercept,
-            sq_norms.take(idx),
-        )
+        # Steps 1-2: the clipped sum over this step's Poisson sample, wherever the rows live.
+        grad_coef, grad_intercept = step_sum(step, eff_coef, eff_intercept)
         if a != 1.0:
             grad_coef *= a
         if m is not None:

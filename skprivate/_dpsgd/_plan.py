@@ -79,6 +79,11 @@ def auto_batch_size(n_samples):
 auto_batch_size_of = auto_batch_size
 
 
+def epoch_steps(n_samples, batch_size):
+    """Steps of one epoch: ``n_samples / batch_size`` rounded half up, at least one."""
+    return max(1, int(n_samples / batch_size + 0.5))
+
+
 def auto_steps(n_samples, batch_size):
     """The "auto" number of steps: ten epochs, between 2,000 and 5,000."""
     epochs = _AUTO_EPOCHS * n_samples / batch_size
@@ -95,6 +100,15 @@ def auto_learning_rate(n_samples, epsilon, n_steps, max_grad_norm, standardised,
     k = _AUTO_TOTAL_STEP if standardised else _AUTO_TOTAL_STEP_RAW
     if hinge:
         k *= _AUTO_HINGE_FACTOR
+    return spread_total_step(k, n_samples, epsilon, n_steps, max_grad_norm)
+
+
+def spread_total_step(k, n_samples, epsilon, n_steps, max_grad_norm):
+    """The learning rate that spreads a total step length ``k n epsilon`` over ``n_steps``.
+
+    The total step length is ``learning rate x steps x max_grad_norm``, the furthest the
+    weights can travel (see the comment above ``_AUTO_TOTAL_STEP``).
+    """
     return float(k * n_samples * epsilon / (n_steps * max_grad_norm))
 
 
@@ -134,11 +148,11 @@ def _noise_and_epsilon(
     # the folds of a search of equal size all ask for the same numbers.
     if noise_multiplier is None:
         noise_multiplier = dpsgd_noise_multiplier(
-            epsilon, sample_rate, n_steps, delta, accountant=accounting,
+            epsilon, sample_rate, n_steps, delta, accounting=accounting,
             gaussian_noise_multipliers=gaussians,
         )
     spent = dpsgd_epsilon(
-        noise_multiplier, sample_rate, n_steps, delta, accountant=accounting,
+        noise_multiplier, sample_rate, n_steps, delta, accounting=accounting,
         gaussian_noise_multipliers=gaussians,
     )
     return float(noise_multiplier), float(spent)
@@ -165,7 +179,7 @@ def plan_dpsgd(
         else:
             batch_size = min(auto_batch_size, n_samples)
     sample_rate = batch_size / n_samples
-    steps_per_epoch = max(1, int(n_samples / batch_size + 0.5))
+    steps_per_epoch = epoch_steps(n_samples, batch_size)
     if epochs == "auto":
         n_steps = auto_steps(n_samples, batch_size)
     else:
@@ -209,11 +223,14 @@ def public_n_samples(estimator, n_samples):
 class DPSGDPlanMixin:
     """The privacy plan of a DP-SGD estimator, from its parameters and the number of rows.
 
-    Subclasses set ``_EPOCHS_PARAM`` (the name of their epochs parameter) and
-    ``_AUTO_BATCH_SIZE``, and may extend ``_check_params`` (calling this one first).
+    Subclasses set ``_EPOCHS_PARAM`` (the name of their epochs parameter), may set
+    ``_AUTO_BATCH_SIZE`` (the expected batch of ``batch_size="auto"``; None, the default:
+    :func:`auto_batch_size`), and may extend ``_check_params`` (calling this one first).
     :attr:`_dpsgd_parameter_constraints` validates the parameters every DP-SGD estimator
     shares (smoothing, clipping, noise, batches, accounting).
     """
+
+    _AUTO_BATCH_SIZE = None
 
     _dpsgd_parameter_constraints = {
         "smoothing": [Interval(Real, 0, np.inf, closed="left")],
@@ -262,6 +279,17 @@ class DPSGDPlanMixin:
         """Whether the fit releases private row statistics first (none by default)."""
         return False
 
+    def _average_from(self, plan):
+        """The step after which the iterates are averaged (None: no averaging).
+
+        ``average="auto"``: the mean of the second half of the iterates, which averages out
+        most of the noise of the last steps and, unlike averaging from step 0, forgets the
+        start. Averaging iterates is post-processing of the noisy steps: free.
+        """
+        if self.average == "auto":
+            return plan.n_steps // 2
+        return 0 if self.average else None
+
     def _privacy_plan(self, n_samples):
         plan = self._plan(n_samples)
         return self._privacy_spend(
@@ -272,35 +300,3 @@ class DPSGDPlanMixin:
                 gaussian_noise_multipliers=plan.stats_noise_multipliers,
             ),
         )
-
-    def _dpsgd_report(self, plan, *, gradients, steps, **extra):
-        """Privacy-report entries of a DP-LSSGD fit; ``gradients`` names what is clipped."""
-        report = {
-            "mechanism": (
-                "DP-SGD: Poisson-subsampled Gaussian mechanism on per-example gradients of "
-                f"{gradients}, clipped to max_grad_norm; Laplacian smoothing of the noisy "
-                "gradient (post-processing)"
-            ),
-            "accountant": f"{self.accounting.upper()} (dp-accounting), composed over steps",
-            "noise_multiplier": plan.noise_multiplier,
-            "sample_rate": plan.sample_rate,
-            "expected_batch_size": plan.batch_size,
-            "steps": steps,
-            **extra,
-            # the resolved clip of an "auto" plan, when the estimator keeps one
-            "max_grad_norm": float(getattr(self, "max_grad_norm_", self.max_grad_norm)),
-            "smoothing": (
-                f"sigma={float(self.smoothing):g}, order={self.smoothing_order}, "
-                f"blocks={self.smoothing_blocks}"
-            ),
-            "reference": (
-                "Wang, Gu, Boedihardjo, Barekat and Osher, DP-LSSGD (2019); Mironov, Talwar "
-                "and Zhang, Renyi DP of the sampled Gaussian mechanism (2019)"
-            ),
-        }
-        if self.noise_multiplier is not None:
-            report["note"] = (
-                "noise_multiplier was given, so the epsilon parameter was not used; epsilon "
-                "is what this noise achieves"
-            )
-        return report

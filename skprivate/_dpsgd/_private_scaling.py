@@ -26,6 +26,8 @@ import math
 
 import numpy as np
 
+from ._distributed import is_dask_collection
+
 __all__ = []
 
 # Octave bins of log2 ||x||: edges 2^k for k = -30 .. 30 (norms 1e-9 to 1e9); norms
@@ -52,16 +54,26 @@ def private_row_statistics(X, sq_norms, *, sigma_hist, sigma_mean, rng, noise, n
     n_samples, n_features = X.shape
     if n_public is not None:
         n_samples = n_public
-    norms = np.sqrt(sq_norms)
-    counts = np.bincount(np.searchsorted(_EDGES, norms), minlength=_EDGES.size + 1)
+    if is_dask_collection(X):  # the same exact sums, computed where the rows live
+        from ._distributed import dask_norm_counts
+
+        counts = dask_norm_counts(sq_norms, _EDGES)
+    else:
+        norms = np.sqrt(sq_norms)
+        counts = np.bincount(np.searchsorted(_EDGES, norms), minlength=_EDGES.size + 1)
     noisy = counts + noise(sigma_hist, counts.size, rng)
     mode = int(np.argmax(noisy))
     if noisy[mode] < _SIGNIFICANT * sigma_hist:
         return None, 1.0, None
     clip_norm = float(_EDGES[min(max(mode, 1), _EDGES.size - 1)])  # upper edge of that bin
-    factor = clip_norm / np.maximum(norms, clip_norm)
-    total = np.asarray(X.T @ factor).ravel() / clip_norm
-    total_sq = float(np.sum(factor * factor * sq_norms)) / clip_norm**2
+    if is_dask_collection(X):
+        from ._distributed import dask_clipped_row_sums
+
+        total, total_sq = dask_clipped_row_sums(X, clip_norm)
+    else:
+        factor = clip_norm / np.maximum(norms, clip_norm)
+        total = np.asarray(X.T @ factor).ravel() / clip_norm
+        total_sq = float(np.sum(factor * factor * sq_norms)) / clip_norm**2
     released = np.append(total, total_sq) + noise(math.sqrt(2.0) * sigma_mean, n_features + 1, rng)
     offset = clip_norm * released[:-1] / n_samples
     mean_sq = clip_norm**2 * released[-1] / n_samples

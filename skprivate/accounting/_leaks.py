@@ -105,9 +105,9 @@ class LeakingStep:
         What it learns from the rows.
     remedy : str
         The data-independent (or private) alternative.
-    fitted : bool
+    fitted : bool, default=False
         Whether the step was already fitted (False: it will learn when fitted).
-    estimator : object
+    estimator : object, default=None
         The step itself (not compared, not shown).
 
     Examples

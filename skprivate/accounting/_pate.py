@@ -69,6 +69,33 @@ integer shifts, Canonne, Kamath and Steinke 2020, Theorem 4), and the data-depen
 theorems take ``q`` bounds for the discrete noise, derived in ``_logq_laplace_gaps``,
 ``_logq_gaussian_gaps`` and ``_logq_threshold``.
 
+Exact composition of the data-independent Gaussian bounds (``accounting="pld"``, the
+default). GNMax releases the arg max of the vote histogram plus independent Gaussian noise
+of standard deviation ``sigma`` on each count: post-processing of the Gaussian mechanism
+on a histogram whose l2 change is at most ``sqrt(2)`` (two counts move by one, in opposite
+directions; an abstaining teacher that starts to vote moves one count, which is the
+projection of the two-count case, so no worse). For continuous noise, ``Q`` such queries
+compose exactly to ``mu``-GDP with ``mu = sqrt(2 Q) / sigma`` (Dong, Roth and Su 2022,
+Corollary 3.3), whose exact ``(epsilon, delta)`` is ``delta(epsilon) = Phi(-epsilon / mu +
+mu / 2) - e^epsilon Phi(-epsilon / mu - mu / 2)`` (Dong, Roth and Su 2022, Corollary 2.13;
+Balle and Wang 2018, Theorem 8, for the Gaussian mechanism itself): below the RDP
+conversion of Proposition 8 (for 500 queries at sigma = 100 and delta = 1e-5, 1.20
+against 1.31 with the improved conversion and 1.45 with the classic one). The noise drawn is
+the discrete Gaussian, whose privacy loss is not exactly the continuous one, so the bound
+computed is that of the noise actually drawn: a shift of one count is the one-dimensional
+discrete Gaussian mechanism of sensitivity 1, a query is two of them on independent
+coordinates, and ``Q`` answered queries (plus, for Confident-GNMax, ``n_queries``
+threshold steps, each the discrete Gaussian of ``sigma_1`` on the largest count, of
+sensitivity 1) are composed by the privacy-loss distribution (PLD) accountant of
+``dp_accounting`` (Koskela, Jalko and Honkela 2020; Doroshenko et al. 2022), with its
+pessimistic connect-the-dots discretisation, an upper bound at every step (``_pld_epsilon``),
+at the parameters the exact sampler actually uses (``sigma^2`` rounded up to a rational).
+Composition of privacy-loss distributions is exact for adaptively chosen queries (Zhu,
+Dong and Wang 2022, dominating pairs), which the uncertainty strategy needs. It coincides
+with the closed-form GDP value to the fourth digit at the noise levels PATE uses (the tests
+check both against each other), and the smaller of it and the RDP bound is reported. The
+RDP curves are still returned, for composition with other releases in RDP.
+
 Composition over queries adds the RDP curves (Mironov 2017, Proposition 1; for the 2017
 moments, Abadi et al. 2016, Theorem 2, restated as the 2017 paper's Theorem 1). Conversion
 to ``(epsilon, delta)``: ``"classic"``, ``epsilon = min_lambda RDP(lambda) + log(1/delta) /
@@ -79,6 +106,7 @@ pure DP, also has the basic-composition bound ``n (2/b)`` (Dwork and Roth 2014, 
 the smaller epsilon is reported.
 """
 
+import functools
 import math
 from dataclasses import dataclass, field
 from numbers import Real
@@ -91,6 +119,11 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from ..mechanisms import discrete_gaussian_rational_sigma2, discrete_laplace_rational_scale
 from ..mechanisms._discrete import MAX_GAUSSIAN_SIGMA, MAX_LAPLACE_SCALE
 from ._sgm import _quiet_dp_accounting
+
+try:  # the PLD accountant of dp_accounting (a dependency of the package)
+    from dp_accounting.pld import privacy_loss_distribution as _pld
+except ImportError:  # pragma: no cover
+    _pld = None
 
 __all__ = ["DEFAULT_PATE_ORDERS", "PATEPrivacy", "pate_epsilon"]
 
@@ -113,6 +146,14 @@ DEFAULT_PATE_ORDERS = tuple(
         )
     ).tolist()
 )
+
+# The PLD accountant for the discrete Gaussian is used from _PLD_MIN_SIGMA to
+# _PLD_MAX_SIGMA, and only where the RDP bound is below _PLD_MAX_EPSILON: outside that range
+# its grid grows large (seconds), and there the RDP bound is kept (valid, a little looser).
+_PLD_MIN_SIGMA = 2.0
+_PLD_MAX_SIGMA = 5000.0
+_PLD_MAX_EPSILON = 30.0
+_PLD_INTERVAL = 1e-4
 
 # Relative slack added to log q by the discrete bounds (see _with_slack).
 _LOGQ_SLACK = 1e-9
@@ -155,6 +196,11 @@ class PATEPrivacy:
         Total data-dependent RDP at each order (None when ``data_dependent=False``).
     conversion : {"improved", "classic"}
         How RDP was converted to ``(epsilon, delta)``.
+    accounting_data_independent : {"rdp", "pld", "basic"}
+        Which bound gave ``epsilon_data_independent``: the RDP curve converted as set by
+        ``conversion``, the exact composition of the discrete Gaussian by privacy-loss
+        distributions (``accounting="pld"``, GNMax and Confident-GNMax), or LNMax's basic
+        composition.
 
     Examples
     --------
@@ -163,7 +209,7 @@ class PATEPrivacy:
     >>> votes = np.random.default_rng(0).multinomial(250, [0.9] + [0.1 / 9] * 9, size=100)
     >>> cost = pate_epsilon(votes, mechanism="gaussian", noise_scale=40, delta=1e-5)
     >>> cost
-    PATEPrivacy(epsilon=0.339..., epsilon_data_independent=1.478...,
+    PATEPrivacy(epsilon=0.339..., epsilon_data_independent=1.356...,
         epsilon_data_dependent=0.339..., order=30.5, order_data_independent=13.0,
         delta=1e-05, n_queries=100, n_answered=100, conversion='improved')
 
@@ -171,7 +217,9 @@ class PATEPrivacy:
     but a function of the votes:
 
     >>> round(cost.epsilon_data_independent, 3), round(cost.epsilon_data_dependent, 3)
-    (1.478, 0.34)
+    (1.356, 0.34)
+    >>> cost.accounting_data_independent  # exact composition, tighter than RDP's 1.478
+    'pld'
 
     The RDP curves, one value per order of ``cost.orders``, add up with those of other
     releases at the same orders:
@@ -192,6 +240,7 @@ class PATEPrivacy:
     rdp_data_independent: np.ndarray = field(repr=False)
     rdp_data_dependent: np.ndarray | None = field(repr=False)
     conversion: str = "improved"
+    accounting_data_independent: str = field(default="rdp", repr=False)
 
 
 # --- validation of the arrays (the scalars go through validate_params) ----------------------
@@ -559,6 +608,68 @@ def _summed(per_query, logq, weights, *args):
     return total
 
 
+def gdp_epsilon(mu, delta):
+    """Exact ``epsilon`` of a ``mu``-GDP mechanism at ``delta`` (continuous Gaussian noise).
+
+    ``delta(epsilon) = Phi(-epsilon / mu + mu / 2) - e^epsilon Phi(-epsilon / mu - mu / 2)``
+    (Dong, Roth and Su 2022, Corollary 2.13), decreasing in ``epsilon``, solved by bisection
+    in log space. ``Q`` GNMax answers at noise ``sigma`` are ``sqrt(2 Q) / sigma``-GDP for
+    continuous noise. Used by the calibration as a starting point and by the tests as the
+    independent closed form; the epsilon reported for the discrete noise is
+    :func:`_pld_epsilon`'s.
+    """
+    from scipy.optimize import brentq
+    from scipy.special import ndtr
+
+    mu = float(mu)
+    if mu <= 0:
+        return 0.0
+
+    def excess(eps):
+        return ndtr(-eps / mu + mu / 2) - math.exp(eps + log_ndtr(-eps / mu - mu / 2)) - delta
+
+    if excess(0.0) <= 0:
+        return 0.0
+    hi = 1.0
+    while excess(hi) > 0:
+        hi *= 2
+    return float(brentq(excess, 0.0, hi, xtol=1e-12, rtol=1e-12))
+
+
+def _pld_epsilon(scale, n_answered, sigma1, n_queries, delta):
+    """Data-independent epsilon of discrete-Gaussian GNMax by the PLD accountant, or inf.
+
+    ``2 n_answered`` one-dimensional discrete Gaussian mechanisms of parameter ``scale``
+    and sensitivity 1 (each answer shifts two independent counts by one), plus, with a
+    threshold (``sigma1`` not None), ``n_queries`` of parameter ``sigma1`` (the largest
+    count, sensitivity 1), composed by ``dp_accounting``'s privacy-loss distributions with
+    pessimistic connect-the-dots discretisation, an upper bound (see the module
+    docstring). ``inf`` outside the range where it is computed quickly (the RDP bound then
+    stands).
+    """
+    scales = [(float(scale), 2 * int(n_answered))]
+    if sigma1 is not None:
+        scales.append((float(sigma1), int(n_queries)))
+    scales = [(s, k) for s, k in scales if k > 0]
+    if _pld is None or not scales:
+        return math.inf if _pld is None else 0.0
+    if any(not _PLD_MIN_SIGMA <= s <= _PLD_MAX_SIGMA for s, _ in scales):
+        return math.inf
+    return _pld_epsilon_cached(tuple(scales), float(delta))
+
+
+@functools.lru_cache(maxsize=512)
+def _pld_epsilon_cached(scales, delta):
+    total = None
+    for s, k in scales:
+        one = _pld.from_discrete_gaussian_mechanism(
+            s, sensitivity=1, pessimistic_estimate=True,
+            value_discretization_interval=_PLD_INTERVAL, use_connect_dots=True,
+        ).self_compose(k)
+        total = one if total is None else total.compose(one)
+    return float(total.get_epsilon_for_delta(delta))
+
+
 def _to_epsilon(orders, rdp_curve, delta, conversion):
     if conversion == "classic":
         values = rdp_curve + math.log(1 / delta) / (orders - 1)
@@ -582,6 +693,7 @@ def _to_epsilon(orders, rdp_curve, delta, conversion):
         "orders": ["array-like", None],
         "conversion": [StrOptions({"improved", "classic"})],
         "noise": [StrOptions({"discrete", "continuous"})],
+        "accounting": [StrOptions({"pld", "rdp"})],
     },
     prefer_skip_nested_validation=True,
 )
@@ -598,6 +710,7 @@ def pate_epsilon(
     orders=None,
     conversion="improved",
     noise="discrete",
+    accounting="pld",
 ):
     """Privacy cost of labelling queries by a noisy vote of PATE teachers.
 
@@ -648,6 +761,14 @@ def pate_epsilon(
         as in the papers (to reproduce their numbers). The data-independent bounds are the
         same for both; the data-dependent ones bound ``q`` for the noise used, the discrete
         one slightly larger (see Notes).
+    accounting : {"pld", "rdp"}, default="pld"
+        How the data-independent Gaussian bounds (GNMax, Confident-GNMax) compose over the
+        queries. ``"pld"``: also compute the exact composition, by privacy-loss
+        distributions for the discrete noise (``dp_accounting``, pessimistic) or the
+        closed-form Gaussian DP for ``noise="continuous"``, and report the smaller of it and
+        the RDP bound (8% below the improved RDP conversion at 500 queries and
+        ``sigma = 100``). ``"rdp"``: the RDP
+        bound only, as in the papers. LNMax and the data-dependent bounds always use RDP.
 
     Returns
     -------
@@ -764,7 +885,15 @@ def pate_epsilon(
 
     >>> cost = pate_epsilon(votes, mechanism="gaussian", noise_scale=40, delta=1e-5)
     >>> round(cost.epsilon_data_dependent, 3), round(cost.epsilon_data_independent, 3)
-    (0.34, 1.478)
+    (0.34, 1.356)
+
+    The data-independent 1.356 is the exact composition of the 100 discrete Gaussian
+    answers (privacy-loss distributions); the papers' RDP bound gives more:
+
+    >>> rdp = pate_epsilon(votes, mechanism="gaussian", noise_scale=40, delta=1e-5,
+    ...                    accounting="rdp")
+    >>> round(rdp.epsilon_data_independent, 3)
+    1.478
     """
     values = _check_votes(votes)
     _check_threshold(mechanism, threshold, threshold_noise_scale)
@@ -787,11 +916,29 @@ def pate_epsilon(
         sigma1 = float(threshold_noise_scale)
         independent = independent + n_queries * lambdas / (2 * sigma1**2)
     eps_ind, order_ind = _to_epsilon(lambdas, independent, delta, conversion)
+    how = "rdp"
     if mechanism == "laplace" and n_answered * pure_eps < eps_ind:
         # Basic composition of the pure (2/b)-DP guarantee (Dwork and Roth 2014, Theorem
         # 3.16): n (2/b), even with delta = 0. RDP only approaches it as the order grows, so
         # it is tighter where one query already costs epsilon = 2/b at moderate orders.
-        eps_ind, order_ind = n_answered * pure_eps, math.inf
+        eps_ind, order_ind, how = n_answered * pure_eps, math.inf, "basic"
+    if mechanism == "gaussian" and accounting == "pld" and 0 < eps_ind <= _PLD_MAX_EPSILON:
+        # Exact composition (module docstring): GDP in closed form for continuous noise,
+        # the PLD of the discrete Gaussian actually drawn otherwise.
+        sigma1 = None if threshold is None else float(threshold_noise_scale)
+        if noise == "continuous":
+            mu2 = 2 * n_answered / scale**2 + (0 if sigma1 is None else n_queries / sigma1**2)
+            exact = gdp_epsilon(math.sqrt(mu2), delta)
+        else:
+            # At the parameters the exact sampler actually uses (rounded up to rationals),
+            # so the bound is that of the noise drawn, without a monotonicity argument.
+            exact = _pld_epsilon(
+                _effective_scale("gaussian", scale, noise), n_answered,
+                None if sigma1 is None else _effective_scale("gaussian", sigma1, noise),
+                n_queries, delta,
+            )
+        if exact < eps_ind:
+            eps_ind, how = exact, "pld"
 
     dependent = eps_dep = None
     order = order_ind
@@ -832,4 +979,5 @@ def pate_epsilon(
         rdp_data_independent=independent,
         rdp_data_dependent=dependent,
         conversion=conversion,
+        accounting_data_independent=how,
     )

@@ -24,6 +24,8 @@ from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ..exceptions import InfeasiblePrivacyError
+from ..utils._deprecation import DEPRECATED, deprecated_option, renamed_value
+from ..utils._docstrings import SHARED_DOCS, Substitution
 from ._calibrate import NoFeasiblePointError, solve_monotone
 
 __all__ = [
@@ -36,7 +38,7 @@ __all__ = [
 # dp-accounting's own default orders, plus integer orders between 64 and 4096: a superset can
 # only lower the minimum over orders (every order gives a valid bound), and the high orders
 # matter for small epsilon at small sampling rates.
-#: Default Renyi orders of the DP-SGD accountant (``accountant="rdp"``) and of
+#: Default Renyi orders of the DP-SGD accountant (``accounting="rdp"``) and of
 #: :class:`BudgetAccountant`. They are 1.1 to 10.9 by 0.1, every integer from 11 to 63, 64
 #: to 124 by 4, then 13 orders from 128 to 4096.
 DEFAULT_RDP_ORDERS = tuple(
@@ -93,6 +95,15 @@ _RATE = [Interval(Real, 0, 1, closed="right")]
 _STEPS = [Interval(Integral, 1, None, closed="left")]
 _DELTA = [Interval(Real, 0, 1, closed="neither")]
 _ACCOUNTANT = [StrOptions({"rdp", "pld"})]
+# The constraints of the plan shared by dpsgd_epsilon and dpsgd_noise_multiplier.
+_PLAN_CONSTRAINTS = {
+    "sample_rate": _RATE,
+    "steps": _STEPS,
+    "delta": _DELTA,
+    "accounting": _ACCOUNTANT,
+    "gaussian_noise_multipliers": ["array-like"],
+    "accountant": [*_ACCOUNTANT, deprecated_option()],
+}
 
 
 def dpsgd_event(noise_multiplier, sample_rate, steps, *, gaussian_noise_multipliers=()):
@@ -179,19 +190,20 @@ def _epsilon(
     return _pld_epsilon(event, delta, discretization)
 
 
+@Substitution(**SHARED_DOCS)
 @validate_params(
-    {
-        "noise_multiplier": _NOISE,
-        "sample_rate": _RATE,
-        "steps": _STEPS,
-        "delta": _DELTA,
-        "accountant": _ACCOUNTANT,
-        "gaussian_noise_multipliers": ["array-like"],
-    },
+    {"noise_multiplier": _NOISE, **_PLAN_CONSTRAINTS},
     prefer_skip_nested_validation=True,
 )
 def dpsgd_epsilon(
-    noise_multiplier, sample_rate, steps, delta, accountant="rdp", *, gaussian_noise_multipliers=()
+    noise_multiplier,
+    sample_rate,
+    steps,
+    delta,
+    accounting="rdp",
+    *,
+    gaussian_noise_multipliers=(),
+    accountant=DEPRECATED,
 ):
     """Epsilon of ``steps`` compositions of the Poisson-subsampled Gaussian mechanism.
 
@@ -210,8 +222,9 @@ def dpsgd_epsilon(
         Number of noisy steps.
     delta : float in (0, 1)
         Target delta.
-    accountant : {"rdp", "pld"}, default="rdp"
-        ``"rdp"``: Renyi DP (Mironov, Talwar and Zhang 2019) over the orders in
+    accounting : {"rdp", "pld"}, default="rdp"
+        The accounting method, as the estimators' ``accounting``. ``"rdp"``: Renyi DP
+        (Mironov, Talwar and Zhang 2019) over the orders in
         ``skprivate.accounting.DEFAULT_RDP_ORDERS``, converted with Canonne, Kamath and
         Steinke (2020), Prop. 12; fast and slightly loose.
         ``"pld"``: privacy loss distributions (dp-accounting's pessimistic estimate, an
@@ -221,6 +234,7 @@ def dpsgd_epsilon(
     gaussian_noise_multipliers : tuple of float, default=()
         Noise multipliers of Gaussian mechanisms run once on the same rows besides the
         training (see :func:`dpsgd_event`); they are composed with it.
+    %(accountant_renamed)s
 
     Returns
     -------
@@ -236,11 +250,15 @@ def dpsgd_epsilon(
     >>> from skprivate.accounting import dpsgd_epsilon
     >>> round(dpsgd_epsilon(1.0, 0.01, 1000, 1e-5), 2)
     2.1
-    >>> round(dpsgd_epsilon(1.0, 0.01, 1000, 1e-5, accountant="pld"), 2)
+    >>> round(dpsgd_epsilon(1.0, 0.01, 1000, 1e-5, accounting="pld"), 2)
     1.83
     """
+    accounting = renamed_value(
+        accounting, accountant, new="accounting", old="accountant", default="rdp",
+        owner="dpsgd_epsilon",
+    )
     return _epsilon(
-        noise_multiplier, sample_rate, steps, delta, accountant,
+        noise_multiplier, sample_rate, steps, delta, accounting,
         _gaussians(gaussian_noise_multipliers),
     )
 
@@ -314,24 +332,27 @@ def _fast_rdp_epsilon(noise_multiplier, sample_rate, steps, delta, gaussians=())
     return float(eps)
 
 
+@Substitution(**SHARED_DOCS)
 @validate_params(
-    {
-        "target_epsilon": [Interval(Real, 0, None, closed="neither")],
-        "sample_rate": _RATE,
-        "steps": _STEPS,
-        "delta": _DELTA,
-        "accountant": _ACCOUNTANT,
-        "gaussian_noise_multipliers": ["array-like"],
-    },
+    {"target_epsilon": [Interval(Real, 0, None, closed="neither")], **_PLAN_CONSTRAINTS},
     prefer_skip_nested_validation=True,
 )
+# The signature repeats dpsgd_epsilon's on purpose: the two are public inverses of each
+# other and take the same plan by the same names.
 def dpsgd_noise_multiplier(
-    target_epsilon, sample_rate, steps, delta, accountant="rdp", *, gaussian_noise_multipliers=()
+    target_epsilon,
+    sample_rate,
+    steps,
+    delta,
+    accounting="rdp",
+    *,
+    gaussian_noise_multipliers=(),
+    accountant=DEPRECATED,
 ):
     """Smallest noise multiplier whose DP-SGD epsilon does not exceed ``target_epsilon``.
 
     The result ``z`` satisfies ``dpsgd_epsilon(z, ...) <= target_epsilon`` (never overshoots) and
-    ``dpsgd_epsilon(z, ...) >= 0.99 * target_epsilon`` (within 1 %), with the same accountant.
+    ``dpsgd_epsilon(z, ...) >= 0.99 * target_epsilon`` (within 1 %), with the same accounting.
 
     Parameters
     ----------
@@ -343,11 +364,12 @@ def dpsgd_noise_multiplier(
         Number of noisy steps.
     delta : float in (0, 1)
         Target delta.
-    accountant : {"rdp", "pld"}, default="rdp"
-        See :func:`dpsgd_epsilon`.
+    accounting : {"rdp", "pld"}, default="rdp"
+        The accounting method; see :func:`dpsgd_epsilon`.
     gaussian_noise_multipliers : tuple of float, default=()
         Gaussian mechanisms run once besides the training (see :func:`dpsgd_event`): the
         training's noise is calibrated so that the composition meets ``target_epsilon``.
+    %(accountant_renamed)s
 
     Returns
     -------
@@ -367,6 +389,10 @@ def dpsgd_noise_multiplier(
     >>> 0.99 <= dpsgd_epsilon(z, 0.01, 1000, 1e-5) <= 1.0
     True
     """
+    accounting = renamed_value(
+        accounting, accountant, new="accounting", old="accountant", default="rdp",
+        owner="dpsgd_noise_multiplier",
+    )
     target = float(target_epsilon)
     gaussians = _gaussians(gaussian_noise_multipliers)
 
@@ -381,7 +407,7 @@ def dpsgd_noise_multiplier(
             f"{_MAX_NOISE:g} gives epsilon {fast(_MAX_NOISE):.3g}. Raise target_epsilon or "
             "delta, or lower sample_rate or the number of steps."
         )
-    if accountant == "rdp":
+    if accounting == "rdp":
         exact = lambda s: _epsilon(s, sample_rate, steps, delta, "rdp", gaussians)  # noqa: E731
         return _refine(exact, fast, target, z)
 

@@ -5,7 +5,19 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import beta as beta_distribution
 
+from ..utils._docstrings import Substitution, fragment
+
 __all__ = ["AuditResult", "audit_outcomes", "audit_scores", "epsilon_lower_bound"]
+
+#: The claim audited and the level, as audit_outcomes and audit_scores document them.
+_AUDIT_CLAIM_DOC = fragment(
+    """
+    delta : float, default=0.0
+        The delta of the claim being audited.
+    confidence : float, default=0.95
+        Probability that the bound holds.
+    """
+)
 
 
 def _check_counts(hits, trials, name):
@@ -109,6 +121,9 @@ class AuditResult:
     n_events: int
 
 
+# audit_outcomes and audit_scores share their claim parameters (above); their Returns and
+# Examples headers stay in each docstring, which must run on its own as a doctest.
+@Substitution(audit_claim=_AUDIT_CLAIM_DOC)
 def audit_outcomes(outcomes, outcomes_prime, *, delta=0.0, confidence=0.95):
     """Audit a mechanism with discrete outputs (a label, a noisy count, "no answer", ...).
 
@@ -122,10 +137,7 @@ def audit_outcomes(outcomes, outcomes_prime, *, delta=0.0, confidence=0.95):
         Outputs of independent runs on ``D``.
     outcomes_prime : array-like of shape (n_trials_prime,)
         Outputs of independent runs on the neighbour ``D'``.
-    delta : float, default=0.0
-        The delta of the claim being audited.
-    confidence : float, default=0.95
-        Probability that the bound holds.
+    %(audit_claim)s
 
     Returns
     -------
@@ -162,6 +174,7 @@ def audit_outcomes(outcomes, outcomes_prime, *, delta=0.0, confidence=0.95):
     return AuditResult(best, where, confidence, n_events)
 
 
+@Substitution(audit_claim=_AUDIT_CLAIM_DOC)
 def audit_scores(scores, scores_prime, *, delta=0.0, confidence=0.95, n_thresholds=50):
     """Audit a mechanism with real-valued outputs (a noisy gradient, a canary's loss, ...).
 
@@ -176,10 +189,7 @@ def audit_scores(scores, scores_prime, *, delta=0.0, confidence=0.95, n_threshol
         Outputs of independent runs on ``D`` (one number per run).
     scores_prime : array-like of shape (n_trials_prime,)
         The same on ``D'``.
-    delta : float, default=0.0
-        The delta of the claim being audited.
-    confidence : float, default=0.95
-        Probability that the bound holds.
+    %(audit_claim)s
     n_thresholds : int, default=50
         Thresholds tried on the first half.
 

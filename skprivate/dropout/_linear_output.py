@@ -7,9 +7,8 @@ into one-vs-rest targets are written once here.
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
 
-from ..utils._validation import validate_numeric
+from ..utils._linear import labels_from_scores, linear_scores
 
 
 def _encode_classes(estimator, y):
@@ -33,6 +32,8 @@ def _one_vs_rest_targets(y_index, n_classes, negative):
     return T
 
 
+# The methods below are one line each (``skprivate.utils._linear``); what they repeat is
+# the numpydoc form of their own docstrings, which the API reference renders per method.
 class _LinearRegressorOutput:
     """``predict`` of a fitted ``coef_`` of shape (n_features,) and float ``intercept_``."""
 
@@ -49,9 +50,7 @@ class _LinearRegressorOutput:
         y_pred : ndarray of shape (n_samples,)
             Predicted values.
         """
-        check_is_fitted(self)
-        X = validate_numeric(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_ + self.intercept_
+        return linear_scores(self, X)
 
 
 class _LinearClassifierOutput:
@@ -70,10 +69,7 @@ class _LinearClassifierOutput:
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
             For two classes, the score of ``classes_[1]`` (positive: predicted).
         """
-        check_is_fitted(self)
-        X = validate_numeric(self, X, dtype=np.float64, reset=False)
-        scores = X @ self.coef_.T + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        return linear_scores(self, X)
 
     def predict(self, X):
         """Predict class labels.
@@ -88,7 +84,5 @@ class _LinearClassifierOutput:
         y_pred : ndarray of shape (n_samples,)
             Predicted labels.
         """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        scores = self.decision_function(X)  # checks the fit before classes_ is read
+        return labels_from_scores(self.classes_, scores)

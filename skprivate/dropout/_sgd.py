@@ -20,6 +20,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 
+from ..utils._docstrings import SHARED_DOCS, Substitution, fragment
 from ..utils._validation import validate_numeric
 from ._linear_output import (
     _encode_classes,
@@ -152,7 +153,8 @@ class _BaseDropoutSGD:
         return W, b
 
 
-_COMMON_PARAMS = """
+_COMMON_PARAMS = fragment(
+    """
     keep_prob : float, default=0.5
         Probability ``q`` in (0, 1] of keeping each input coordinate; kept coordinates are
         rescaled by ``1 / q``. ``1`` is plain SGD.
@@ -186,18 +188,27 @@ _COMMON_PARAMS = """
 
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffles and the dropout masks.
-"""
+    """
+)
 
-_EXAMPLES_NOTE = """
+_EXAMPLES_NOTE = fragment(
+    """
     This estimator makes no differential-privacy claim: dropout is used as a regulariser,
     which Jain et al. show also makes the model stable to the removal of training rows.
     For a private model see :class:`DPDropoutRegressor` / :class:`DPDropoutClassifier`.
-"""
+    """
+)
+
+_DOCS = {
+    **SHARED_DOCS,
+    "dropout_sgd_parameters": _COMMON_PARAMS,
+    "dropout_sgd_note": _EXAMPLES_NOTE,
+}
 
 
+@Substitution(**_DOCS)
 class DropoutSGDRegressor(_BaseDropoutSGD, _LinearRegressorOutput, RegressorMixin, BaseEstimator):
-    __doc__ = (
-        """Linear regression trained by dropout SGD (non-private).
+    """Linear regression trained by dropout SGD (non-private).
 
     Mini-batch SGD on the squared loss ``1/2 (y - <x, coef> - intercept)^2`` where each input
     coordinate is dropped with probability ``1 - keep_prob`` (Jain et al. [1]_,
@@ -206,9 +217,9 @@ class DropoutSGDRegressor(_BaseDropoutSGD, _LinearRegressorOutput, RegressorMixi
     Read more in the :ref:`User Guide <dropout>`.
 
     Parameters
-    ----------"""
-        + _COMMON_PARAMS
-        + """
+    ----------
+    %(dropout_sgd_parameters)s
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -220,11 +231,9 @@ class DropoutSGDRegressor(_BaseDropoutSGD, _LinearRegressorOutput, RegressorMixi
     n_iter_ : int
         Epochs run (1 for the closed form).
 
-    n_features_in_ : int
-        Number of features seen during fit.
+    %(n_features_in_)s
 
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when ``X`` has string column names.
+    %(feature_names_in_)s
 
     See Also
     --------
@@ -232,14 +241,10 @@ class DropoutSGDRegressor(_BaseDropoutSGD, _LinearRegressorOutput, RegressorMixi
     DPDropoutRegressor : Differentially private dropout least squares.
 
     Notes
-    -----"""
-        + _EXAMPLES_NOTE
-        + """
-    References
-    ----------
-    .. [1] P. Jain, V. Kulkarni, A. Thakurta and O. Williams, "To drop or not to drop:
-       robustness, consistency and differential privacy properties of dropout",
-       arXiv:1503.02031, 2015.
+    -----
+    %(dropout_sgd_note)s
+
+    %(dropout_reference_section)s
 
     Examples
     --------
@@ -252,8 +257,9 @@ class DropoutSGDRegressor(_BaseDropoutSGD, _LinearRegressorOutput, RegressorMixi
     >>> reg.coef_.round(1)
     array([ 0.8, -1.6,  0.4])
     """
-    )
 
+    # The regressor's and the classifier's __init__ repeat each other on purpose:
+    # scikit-learn reads an estimator's parameters from its own __init__ signature.
     def __init__(
         self,
         *,
@@ -300,11 +306,11 @@ class DropoutSGDRegressor(_BaseDropoutSGD, _LinearRegressorOutput, RegressorMixi
         return self
 
 
+@Substitution(**_DOCS)
 class DropoutSGDClassifier(
     _BaseDropoutSGD, _LinearClassifierOutput, ClassifierMixin, BaseEstimator
 ):
-    __doc__ = (
-        """Linear classifier trained by dropout SGD (non-private).
+    """Linear classifier trained by dropout SGD (non-private).
 
     One-vs-rest (a single output for two classes) mini-batch SGD on the logistic loss, or on
     the squared loss of ``+1/-1`` targets, where each input coordinate is dropped with
@@ -319,9 +325,9 @@ class DropoutSGDClassifier(
         ``"log_loss"``: logistic regression per class (``predict_proba`` available).
         ``"squared_error"``: least squares on ``+1/-1`` targets, the model of
         :class:`DPDropoutClassifier`.
-"""
-        + _COMMON_PARAMS
-        + """
+
+    %(dropout_sgd_parameters)s
+
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -337,11 +343,9 @@ class DropoutSGDClassifier(
         Epochs run (1 for the closed form; L-BFGS iterations for the deterministic
         logistic loss).
 
-    n_features_in_ : int
-        Number of features seen during fit.
+    %(n_features_in_)s
 
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when ``X`` has string column names.
+    %(feature_names_in_)s
 
     See Also
     --------
@@ -349,14 +353,10 @@ class DropoutSGDClassifier(
     DPDropoutClassifier : Differentially private dropout classification.
 
     Notes
-    -----"""
-        + _EXAMPLES_NOTE
-        + """
-    References
-    ----------
-    .. [1] P. Jain, V. Kulkarni, A. Thakurta and O. Williams, "To drop or not to drop:
-       robustness, consistency and differential privacy properties of dropout",
-       arXiv:1503.02031, 2015.
+    -----
+    %(dropout_sgd_note)s
+
+    %(dropout_reference_section)s
 
     Examples
     --------
@@ -369,7 +369,6 @@ class DropoutSGDClassifier(
     >>> clf.score(X, y) > 0.9
     True
     """
-    )
 
     _parameter_constraints = {
         **_BaseDropoutSGD._parameter_constraints,

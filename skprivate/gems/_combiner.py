@@ -1,7 +1,10 @@
-"""GEMSCombiner: one model from the good-enough model spaces of separate parties."""
+"""GEMSCombiner: one model from the good-enough model spaces of separate parties.
 
-import itertools
-import math
+The parties' side is in ``_space`` (with the local models it accepts in ``_local_model``),
+the search for the loss threshold in ``_threshold``, the coordinator's combination in
+``_coordinator``; this module holds the estimator and its answers.
+"""
+
 from numbers import Integral, Real
 
 import numpy as np
@@ -17,50 +20,47 @@ from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, va
 
 from ..mechanisms import check_rng
 from ..utils._compat import get_tags
-from ..utils._progress import parallel_progress, progress_counter
+from ..utils._deprecation import DEPRECATED, deprecated_option, renamed_value
+from ..utils._docstrings import Substitution, fragment
+from ..utils._linear import labels_from_scores
+from ..utils._progress import parallel_progress
 from ..utils._validation import explain_non_numeric, validate_numeric
-from ._deep import assemble_network, match_neurons
-from ._fine_tune import fine_tune_linear
-from ._intersection import NoIntersectionError, ball_intersection
-from ._space import (
-    _SEED_MAX,
-    GoodEnoughSpace,
+from ._coordinator import _CoordinatorMixin
+from ._local_model import (
     _activate,
-    _check_epsilon_reachable,
     _is_network,
-    _make_party,
+    check_party_classes,
+    check_spaces_match,
     fit_preprocessing,
     split_pipeline,
 )
+from ._space import _SEED_MAX, GoodEnoughSpace, _make_party
+from ._threshold import _first_model_spaces, _ThresholdSearchMixin
 
 __all__ = ["GEMSCombiner"]
 
-# Retries with new initialisations when the sets do not meet (the paper retries without a
-# bound; skprivate stops after this many, then raises).
-_MAX_RETRIES = 2
-# Searching the smallest threshold: relative precision, and bound on doubling steps.
-_EPSILON_RTOL = 1e-3
-_MAX_DOUBLINGS = 40
 # Deep GEMS with epsilon=None: the rise of validation log loss one neuron may cause.
 _DEEP_EPSILON = 0.02
 
+#: The fine-tuning rows and the return value, the same for ``fit`` and ``combine``.
+_PUBLIC_ROWS_RETURNS_DOC = fragment(
+    """
+    X_public : array-like of shape (n_public, n_features), default=None
+        Public labelled rows for fine-tuning (with ``fine_tune=True``).
+    y_public : array-like of shape (n_public,), default=None
+        Their targets.
 
-def _party_radii(party, epsilon, indices):
-    return [party.radii(epsilon, i) for i in indices]
+    Returns
+    -------
+    self : GEMSCombiner
+        The fitted combiner.
+    """
+)
 
 
-def _first_model_spaces(members, epsilon, names, parallel):
-    """Each party's space at ``epsilon``, from the balls of its first model only."""
-    radii = parallel(delayed(_party_radii)(m, epsilon, [0]) for m in members)
-    return [m.space(epsilon, r, names) for m, r in zip(members, radii)]
-
-
-def _party_add_init(party):
-    added = party.add_init()
-    return party, added
-
-
-class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
+class GEMSCombiner(
+    _CoordinatorMixin, _ThresholdSearchMixin, MetaEstimatorMixin, BaseEstimator
+):
     """One model from models that separate parties trained, via good-enough model spaces.
 
     GEMS (Guha et al.) is **not differentially private**, and its ``epsilon`` is **not a
@@ -100,9 +100,11 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         loss that moving one neuron within its ball may cause (the parties' networks reach
         different losses, and one absolute threshold would give the better-trained party
         far larger balls); None means 0.02. A larger value merges more neurons.
-    n_samples : int, default=None
-        Models sampled on the sphere at each probe of the radius search. None means
-        ``max(100, 2 * n_dims)`` with ``n_dims`` the dimension of a ball.
+    n_directions : int, default=None
+        Directions sampled on the sphere (models on the ball's surface) at each probe of
+        the radius search. None means ``max(100, 2 * n_dims)`` with ``n_dims`` the
+        dimension of a ball. (It was called ``n_samples``, which in scikit-learn is the
+        number of rows.)
     intersection : {"minimax", "hinge"}, default="minimax"
         ``"minimax"``: the point minimising the largest ratio of distance-to-centre over
         radius across parties, solved exactly through its dual. ``"hinge"``: the authors'
@@ -130,6 +132,11 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         Deep GEMS: a neuron's ball covers its incoming weights, bias and outgoing weights
         (the 2018 paper), or its incoming weights and bias only (the authors' 2019 code;
         the outgoing weights of a merged neuron are then averaged).
+    n_samples : int or None, default="deprecated"
+        The old name of ``n_directions``.
+
+        .. deprecated:: 0.1
+           Renamed ``n_directions``; it warns and will be removed in 0.2.
 
     Attributes
     ----------
@@ -181,7 +188,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
     Notes
     -----
     Shallow GEMS: each party's good-enough set is approximated by the largest ball around
-    its trained weights whose ``n_samples`` sampled models on the sphere all keep the
+    its trained weights whose ``n_directions`` sampled models on the sphere all keep the
     validation loss at or below ``epsilon`` (doubling then bisection on the radius; all
     models of one radius are scored in one matrix product). The combined model is the
     weighted Chebyshev centre ``argmin_w max_k ||w - c_k|| / r_k``; for two parties it is
@@ -250,7 +257,8 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
     _parameter_constraints = {
         "estimator": [HasMethods(["fit"]), None],
         "epsilon": [Interval(Real, 0, None, closed="neither"), None],
-        "n_samples": [Interval(Integral, 1, None, closed="left"), None],
+        "n_directions": [Interval(Integral, 1, None, closed="left"), None],
+        "n_samples": [Interval(Integral, 1, None, closed="left"), None, deprecated_option()],
         "intersection": [StrOptions({"minimax", "hinge"})],
         "hidden_layer_sizes": [Interval(Integral, 1, None, closed="left"), tuple, None],
         "fine_tune": ["boolean"],
@@ -261,11 +269,13 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         "neuron_space": [StrOptions({"incoming_outgoing", "incoming"})],
     }
 
+    # Spelled out on purpose, like every estimator's here: scikit-learn reads an
+    # estimator's parameters from its own __init__ signature.
     def __init__(
         self,
         estimator=None,
         epsilon=None,
-        n_samples=None,
+        n_directions=None,
         intersection="minimax",
         hidden_layer_sizes=None,
         fine_tune=True,
@@ -274,10 +284,11 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         random_state=None,
         verbose=0,
         neuron_space="incoming_outgoing",
+        n_samples=DEPRECATED,
     ):
         self.estimator = estimator
         self.epsilon = epsilon
-        self.n_samples = n_samples
+        self.n_directions = n_directions
         self.intersection = intersection
         self.hidden_layer_sizes = hidden_layer_sizes
         self.fine_tune = fine_tune
@@ -286,6 +297,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.neuron_space = neuron_space
+        self.n_samples = n_samples
 
     # --- configuration ---------------------------------------------------------------------
     def _estimator(self):
@@ -313,6 +325,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
 
     # --- fit: the whole federation simulated on one machine ------------------------------------
     @_fit_context(prefer_skip_nested_validation=False)
+    @Substitution(public_rows_returns=_PUBLIC_ROWS_RETURNS_DOC)
     def fit(self, X, y, groups, X_public=None, y_public=None):
         """Train each party's model on its rows, compute its space, and combine them.
 
@@ -324,15 +337,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
             Their targets.
         groups : array-like of shape (n_samples,)
             The party of each row; at least two parties.
-        X_public : array-like of shape (n_public, n_features), default=None
-            Public labelled rows for fine-tuning (with ``fine_tune=True``).
-        y_public : array-like of shape (n_public,), default=None
-            Their targets.
-
-        Returns
-        -------
-        self : GEMSCombiner
-            The fitted combiner.
+        %(public_rows_returns)s
         """
         name = type(self).__name__
         preprocessing, estimator = split_pipeline(self._estimator())
@@ -362,30 +367,19 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         if classifier:
             check_classification_targets(y)
             classes = np.unique(y)
-            for k, party in enumerate(parties):
-                held = np.unique(y[owner == k])
-                if len(held) < 2:
-                    raise ValueError(
-                        f"{name}: party {_label(party)} holds a single class "
-                        f"{held.tolist()}; each party's local model needs at least two. "
-                        "Merge it with another party or drop it."
-                    )
-                missing = np.setdiff1d(classes, held)
-                if missing.size:
-                    raise ValueError(
-                        f"{name}: party {_label(party)} holds no rows of the classes "
-                        f"{missing.tolist()}, so its local model cannot score them and its "
-                        "weights cannot be combined with the others'. Give every party "
-                        "rows of every class, or merge parties."
-                    )
+            check_party_classes(name, y, owner, parties, classes)
         rng = check_rng(self.random_state)
         # One seed per party, drawn before the loop: results do not depend on n_jobs.
         seeds = rng.integers(_SEED_MAX, size=len(parties))
         rows = [np.flatnonzero(owner == k) for k in range(len(parties))]
+        n_directions = renamed_value(
+            self.n_directions, self.n_samples, new="n_directions", old="n_samples",
+            default=None, owner=name,
+        )
         parallel = Parallel(n_jobs=self.n_jobs)
         tasks = (
             delayed(_make_party)(
-                clone(estimator), X[r], y[r], classes, self.n_samples,
+                clone(estimator), X[r], y[r], classes, n_directions,
                 self.validation_fraction, self.neuron_space, seed, 1,
             )
             for r, seed in zip(rows, seeds)
@@ -406,81 +400,9 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         self._combine(spaces, X_public, y_public)
         return self
 
-    def _fixed_epsilon(self, members, parties, names, parallel):
-        epsilon = float(self.epsilon)
-        for k, member in enumerate(members):
-            _check_epsilon_reachable([m["loss"] for m in member.models], epsilon,
-                                     f"party {_label(parties[k])}")
-        radii = self._over_parties(
-            (delayed(_party_radii)(m, epsilon, [0]) for m in members), len(members),
-            "GEMS radius search",
-        )
-        for attempt in range(_MAX_RETRIES + 1):
-            spaces = [m.space(epsilon, r, names) for m, r in zip(members, radii)]
-            _, margin, _ = _best_linear_point(spaces, self.intersection)
-            self._log(f"epsilon={epsilon:.6g}, attempt {attempt}: margin {margin:.4g}")
-            if margin >= 0 or attempt == _MAX_RETRIES:
-                break
-            # The paper's retry: every party trains from a new initialisation and adds the
-            # new ball to its set.
-            out = parallel(delayed(_party_add_init)(m) for m in members)
-            members = [m for m, _ in out]
-            if not any(added for _, added in out):
-                break
-            radii = [
-                r + (_party_radii(m, epsilon, [len(m.models) - 1]) if added else [])
-                for (m, added), r in zip(out, radii)
-            ]
-        if margin < 0:
-            raise NoIntersectionError(_no_intersection_message(spaces, parties, epsilon))
-        return spaces
-
-    def _smallest_epsilon(self, members, losses, names, parallel):
-        with progress_counter(total=None, desc="GEMS epsilon search",
-                              verbose=self.verbose) as bar:
-            return self._search_epsilon(members, losses, names, parallel, bar)
-
-    def _search_epsilon(self, members, losses, names, parallel, bar):
-        def spaces_at(epsilon):
-            spaces = _first_model_spaces(members, epsilon, names, parallel)
-            bar.update()
-            return spaces, _best_linear_point(spaces, self.intersection)[1]
-
-        # Below the largest local loss some party's set is empty; above it the radii grow
-        # with epsilon, so the margin does too and bisection applies.
-        low = float(losses.max())
-        gap = max(0.05 * low, 1e-6)
-        for doublings in range(1, _MAX_DOUBLINGS + 1):
-            high = low + gap
-            spaces, margin = spaces_at(high)
-            self._log(f"epsilon={high:.6g}: margin {margin:.4g}")
-            if margin >= 0:
-                break
-            low, gap = high, 2 * gap
-        else:
-            raise NoIntersectionError(
-                f"GEMSCombiner: the parties' balls do not meet even at epsilon={high:.4g}. "
-                "The parties' models may be too different for one linear model; try a "
-                "different estimator, or fewer, more similar parties."
-            )
-        # Bisection halves high - low until it is within _EPSILON_RTOL * high, and high
-        # stays above low: that many steps at most.
-        if low > 0:
-            bisections = math.ceil(math.log2((high - low) / (_EPSILON_RTOL * low)))
-            bar.set_total(doublings + max(bisections, 0))
-        best = spaces
-        while high - low > _EPSILON_RTOL * high:
-            mid = 0.5 * (low + high)
-            spaces, margin = spaces_at(mid)
-            self._log(f"epsilon={mid:.6g}: margin {margin:.4g}")
-            if margin >= 0:
-                high, best = mid, spaces
-            else:
-                low = mid
-        return best
-
     # --- combine: the coordinator's side -------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
+    @Substitution(public_rows_returns=_PUBLIC_ROWS_RETURNS_DOC)
     def combine(self, spaces, X_public=None, y_public=None):
         """Build the global model from the parties' good-enough spaces alone.
 
@@ -492,15 +414,7 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         ----------
         spaces : list of GoodEnoughSpace
             One space per party, at least two, all of the same kind and shape.
-        X_public : array-like of shape (n_public, n_features), default=None
-            Public labelled rows for fine-tuning (with ``fine_tune=True``).
-        y_public : array-like of shape (n_public,), default=None
-            Their targets.
-
-        Returns
-        -------
-        self : GEMSCombiner
-            The fitted combiner.
+        %(public_rows_returns)s
         """
         name = type(self).__name__
         spaces = list(spaces)
@@ -510,26 +424,8 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
                 f"per party, from skprivate.gems.good_enough_space); got {len(spaces)} "
                 "item(s)."
             )
+        check_spaces_match(name, spaces)
         first = spaces[0]
-        for k, s in enumerate(spaces[1:], start=1):
-            same = (
-                s.kind == first.kind
-                and s.centers.shape[1] == first.centers.shape[1]
-                and s.n_features_in == first.n_features_in
-                and s.n_outputs == first.n_outputs
-                and s.fit_intercept == first.fit_intercept
-                and (s.classes is None) == (first.classes is None)
-                and (s.classes is None or np.array_equal(s.classes, first.classes))
-                and _same_function(s.preprocessing, first.preprocessing)
-            )
-            if not same:
-                raise ValueError(
-                    f"{name}: space {k} does not fit space 0 ({s!r} vs {first!r}, classes "
-                    f"{s.classes} vs {first.classes}, preprocessing {s.preprocessing!r} vs "
-                    f"{first.preprocessing!r}). All parties must train the same kind of model "
-                    "on the same features and classes, after the same preprocessing (the same "
-                    "fitted steps: a scaler fitted once and frozen, not one per party)."
-                )
         self.n_features_in_ = first.n_features_in
         if first.feature_names_in is not None:
             self.feature_names_in_ = np.asarray(first.feature_names_in, dtype=object)
@@ -537,86 +433,6 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
             del self.feature_names_in_
         self._combine(spaces, X_public, y_public)
         return self
-
-    def _combine(self, spaces, X_public, y_public):
-        name = type(self).__name__
-        first = spaces[0]
-        for attr in ("coef_", "intercept_", "coefs_", "intercepts_", "n_hidden_",
-                     "n_matched_", "groups_", "classes_"):
-            if hasattr(self, attr):
-                delattr(self, attr)
-        self._loss = first.loss
-        self._kind = first.kind
-        self.preprocessing_ = first.preprocessing
-        if first.classes is not None:
-            self.classes_ = np.asarray(first.classes)
-        self.n_parties_ = len(spaces)
-        epsilons = np.array([s.epsilon for s in spaces])
-        self.epsilon_ = float(epsilons[0]) if np.all(epsilons == epsilons[0]) else epsilons
-        self.spaces_ = spaces
-        if first.kind == "linear":
-            point, margin, chosen = _best_linear_point(spaces, self.intersection)
-            if margin < 0:
-                raise NoIntersectionError(
-                    _no_intersection_message(spaces, np.arange(len(spaces)), self.epsilon_)
-                )
-            self.radii_ = np.array([s.radii[i] for s, i in zip(spaces, chosen)])
-            self.intersection_margin_ = margin
-            # width of the model's input: the features after any preprocessing
-            p = (first.centers.shape[1] - first.fit_intercept * first.n_outputs) // first.n_outputs
-            coef = point[: first.n_outputs * p].reshape(first.n_outputs, p)
-            intercept = point[first.n_outputs * p :]
-            if not first.fit_intercept:
-                intercept = np.zeros(first.n_outputs)
-        else:
-            groups, points, margins = match_neurons(
-                [s.centers for s in spaces], [s.radii for s in spaces], self.intersection
-            )
-            self.coefs_, self.intercepts_ = assemble_network(spaces, groups, points)
-            self._activation = first.network["activation"]
-            self.n_hidden_ = self.coefs_[0].shape[1]
-            self.n_matched_ = len(groups)
-            self.groups_ = groups
-            self.radii_ = np.array([s.radii for s in spaces])
-            self.intersection_margin_ = float(min(margins)) if margins else float("nan")
-            coef, intercept = self.coefs_[1].T, self.intercepts_[1]
-        self._log(f"combined {self.n_parties_} parties, margin {self.intersection_margin_:.4g}")
-
-        if X_public is not None and self.fine_tune:
-            if y_public is None:
-                raise ValueError(f"{name}: X_public was given without y_public; pass both.")
-            X_public, y_public = self._model_input(X_public, y_public, dtype="numeric")
-            if first.classes is not None:
-                unseen = np.setdiff1d(np.unique(y_public), self.classes_)
-                if unseen.size:
-                    raise ValueError(
-                        f"{name}: y_public holds classes {unseen.tolist()} that no party "
-                        f"trained on (classes_: {self.classes_.tolist()}). Drop those rows "
-                        "or give the parties rows of those classes."
-                    )
-                target = np.searchsorted(self.classes_, y_public)
-            else:
-                target = np.asarray(y_public, dtype=float)
-            features = X_public if first.kind == "linear" else self._hidden(X_public)
-            coef, intercept = fine_tune_linear(
-                features.astype(float), target, coef, intercept, first.loss,
-                fit_intercept=first.fit_intercept,
-            )
-        elif y_public is not None and X_public is None:
-            raise ValueError(f"{name}: y_public was given without X_public; pass both.")
-
-        if first.kind == "linear":
-            self._set_linear(coef, intercept, first)
-        else:
-            self.coefs_[1] = coef.T
-            self.intercepts_[1] = np.asarray(intercept)
-
-    def _set_linear(self, coef, intercept, space):
-        if space.classes is None and space.n_outputs == 1:
-            # A single-target regressor: coef_ (n_features,), intercept_ a float, like Ridge.
-            self.coef_, self.intercept_ = coef[0], float(intercept[0])
-        else:
-            self.coef_, self.intercept_ = coef, np.asarray(intercept)
 
     # --- the combined model answers ----------------------------------------------------------
     def _hidden(self, X):
@@ -653,7 +469,8 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         return LogisticRegression()
 
     # A regressor has no decision function (scikit-learn's convention): its scores are
-    # predict's values.
+    # predict's values. The three prediction methods repeat the numpydoc form of their
+    # own docstrings on purpose (the API reference renders each).
     @available_if(_is_classifier)
     def decision_function(self, X):
         """Scores of the combined model: log-odds (binary) or per-class logits.
@@ -685,11 +502,11 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
             Predicted classes, or predicted targets for a regressor.
         """
         scores = self._scores(X)
-        if not hasattr(self, "classes_"):
-            return scores[:, 0] if scores.shape[1] == 1 else scores
         if scores.shape[1] == 1:
-            return self.classes_[(scores[:, 0] > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+            scores = scores[:, 0]
+        if not hasattr(self, "classes_"):
+            return scores
+        return labels_from_scores(self.classes_, scores)
 
     @available_if(_is_classifier)
     def predict_proba(self, X):
@@ -742,89 +559,3 @@ class GEMSCombiner(MetaEstimatorMixin, BaseEstimator):
         tags.classifier_tags = inner.classifier_tags
         tags.regressor_tags = inner.regressor_tags
         return tags
-
-
-def _best_linear_point(spaces, method):
-    """The best intersection over one ball per party (the sets may be unions of balls).
-
-    The choice of balls, and whether they meet, is decided by the exact minimax problem;
-    ``method="hinge"`` then finds its own point in the chosen balls.
-    """
-    choices = [np.flatnonzero(s.radii > 0) for s in spaces]
-    best = (None, -np.inf, None)
-    if any(c.size == 0 for c in choices):
-        return best
-    for combo in itertools.product(*choices):
-        centers = np.array([s.centers[i] for s, i in zip(spaces, combo)])
-        radii = np.array([s.radii[i] for s, i in zip(spaces, combo)])
-        point, margin = ball_intersection(centers, radii)
-        if margin > best[1]:
-            best = (point, margin, combo)
-    point, margin, combo = best
-    if method == "hinge" and margin >= 0:
-        centers = np.array([s.centers[i] for s, i in zip(spaces, combo)])
-        radii = np.array([s.radii[i] for s, i in zip(spaces, combo)])
-        point, margin = ball_intersection(centers, radii, "hinge")
-    return point, margin, combo
-
-
-def _no_intersection_message(spaces, parties, epsilon):
-    # Name the pair of parties whose nearest balls are furthest apart, relative to radii.
-    worst, pair = -np.inf, (0, 1)
-    for i, j in itertools.combinations(range(len(spaces)), 2):
-        a, b = spaces[i], spaces[j]
-        ok_a, ok_b = a.radii > 0, b.radii > 0
-        if not ok_a.any() or not ok_b.any():
-            ratio = np.inf
-        else:
-            dist = np.linalg.norm(a.centers[ok_a][:, None] - b.centers[ok_b][None], axis=2)
-            ratio = float((dist / (a.radii[ok_a][:, None] + b.radii[ok_b][None])).min())
-        if ratio > worst:
-            worst, pair = ratio, (i, j)
-    i, j = pair
-    return (
-        f"GEMSCombiner: the parties' good-enough sets do not intersect at epsilon={epsilon}. "
-        f"Parties {_label(parties[i])} and {_label(parties[j])} are furthest apart: the "
-        f"distance between their balls' centres is {worst:.3g} times the sum of their radii "
-        "(at most 1 is needed). Raise epsilon, use epsilon=None to find the smallest "
-        "threshold at which the sets meet, or use an estimator whose training depends on "
-        "random_state so that retries from new initialisations can find other balls."
-    )
-
-
-def _label(value):
-    return repr(value.item() if isinstance(value, np.generic) else value)
-
-
-def _same_function(a, b):
-    """Whether two fitted preprocessings are the same map: same steps, parameters, state.
-
-    Compares the objects' attributes recursively (arrays exactly). A function is the same
-    only if it is the same object or the same importable name: two lambdas, or two local
-    functions, cannot be told apart and are refused.
-    """
-    if a is b:
-        return True
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, np.ndarray):
-        return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(
-            a, b, equal_nan=a.dtype.kind in "fc"
-        )
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same_function(x, z) for x, z in zip(a, b))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same_function(a[k], b[k]) for k in a)
-    if callable(a) and hasattr(a, "__qualname__"):  # a function or a class
-        name = getattr(a, "__qualname__", "")
-        return (
-            "<" not in name
-            and name == getattr(b, "__qualname__", None)
-            and getattr(a, "__module__", None) == getattr(b, "__module__", None)
-        )
-    if hasattr(a, "__dict__"):
-        return _same_function(vars(a), vars(b))
-    try:
-        return bool(a == b) or (a != a and b != b)  # noqa: PLR0124 - nan equals nan here
-    except (TypeError, ValueError):
-        return False

@@ -9,11 +9,8 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import clone, is_classifier, is_regressor
-from sklearn.frozen import FrozenEstimator
+from sklearn.base import clone, is_classifier
 from sklearn.model_selection import train_test_split
-from sklearn.neural_network import MLPClassifier
-from sklearn.pipeline import Pipeline
 from sklearn.utils._param_validation import (
     HasMethods,
     Interval,
@@ -25,7 +22,14 @@ from sklearn.utils.validation import check_X_y
 from threadpoolctl import threadpool_limits
 
 from ..mechanisms import check_rng
-from ..utils._compat import get_tags
+from ..utils._deprecation import DEPRECATED, deprecated_option, renamed_value, warn_renamed
+from ._local_model import (
+    _activate,
+    _check_estimator,
+    _is_network,
+    fit_preprocessing,
+    split_pipeline,
+)
 from ._radius import (
     default_n_samples,
     linear_scores,
@@ -75,21 +79,21 @@ class GoodEnoughSpace:
         Rows of the coefficient matrix (1 for a binary classifier or a single target).
     n_features_in : int
         Number of features.
-    classes : ndarray or None
+    classes : ndarray or None, default=None
         The class labels (all parties must hold the same set), None for a regressor.
-    feature_names_in : ndarray of str or None
+    feature_names_in : ndarray of str or None, default=None
         Feature names seen at fit, if any.
-    n_samples : int
-        Sampled models per probe of the radius search.
-    n_validation : int
+    n_directions : int, default=0
+        Directions sampled on the sphere per probe of the radius search.
+    n_validation : int, default=0
         Rows of the party's validation split.
-    network : dict or None
+    network : dict or None, default=None
         For ``kind="network"``: ``coefs`` and ``intercepts`` (the local network's weights,
         as in :class:`~sklearn.neural_network.MLPClassifier`), ``activation``,
         ``out_activation`` and ``neuron_space``.
-    fit_intercept : bool
+    fit_intercept : bool, default=True
         Whether the linear model has intercepts (part of the ball's vector).
-    preprocessing : Pipeline or None
+    preprocessing : Pipeline or None, default=None
         The feature map applied before the model when the estimator was a
         :class:`~sklearn.pipeline.Pipeline`: its steps before the final one, fitted. The
         balls live in the space of the model's weights on the transformed features, so every
@@ -133,11 +137,17 @@ class GoodEnoughSpace:
     n_features_in: int
     classes: object = None
     feature_names_in: object = None
-    n_samples: int = 0
+    n_directions: int = 0
     n_validation: int = 0
     network: dict = field(default=None)
     fit_intercept: bool = True
     preprocessing: object = None
+
+    @property
+    def n_samples(self):
+        """The old name of ``n_directions`` (deprecated in 0.1, removed in 0.2)."""
+        warn_renamed("n_samples", "n_directions", owner="GoodEnoughSpace")
+        return self.n_directions
 
     def __repr__(self):
         return (
@@ -146,97 +156,7 @@ class GoodEnoughSpace:
         )
 
 
-# --- activations of scikit-learn's MLP -------------------------------------------------------
-
-def _activate(name, z):
-    if name == "relu":
-        return np.maximum(z, 0.0)
-    if name == "tanh":
-        return np.tanh(z)
-    if name == "logistic":
-        return 0.5 * (1.0 + np.tanh(0.5 * z))
-    return z  # identity
-
-
 # --- the party ---------------------------------------------------------------------------------
-
-def _is_network(estimator):
-    return isinstance(estimator, MLPClassifier) or is_skorch_net(estimator)
-
-
-def split_pipeline(estimator):
-    """``(preprocessing, model)``: a Pipeline's steps before its final one, and that step.
-
-    GEMS combines weights, and weights of different parties can only be combined when they
-    act on the same features: the feature map before the model must be one function, the
-    same at every party. So each step before the model must learn nothing from a party's
-    rows: ``"passthrough"``, a stateless transformer (scikit-learn's ``requires_fit`` tag is
-    False: ``FunctionTransformer``, ``Normalizer``), or a transformer fitted once elsewhere
-    (on public data) and wrapped in :class:`~sklearn.frozen.FrozenEstimator`. A step that
-    each party would fit on its own rows (a ``StandardScaler``) is refused: the parties'
-    weights would then live in different coordinates, and no point of weight space would
-    be a model of all of them. ``preprocessing`` is None for anything but a Pipeline (or a
-    Pipeline of the model alone).
-    """
-    if not isinstance(estimator, Pipeline):
-        return None, estimator
-    *steps, (last, model) = estimator.steps
-    if model is None or isinstance(model, str):
-        raise TypeError(
-            f"GEMS: the Pipeline's final step {last!r} is {model!r}; it must be the model "
-            "whose weights GEMS combines (a linear model, an MLPClassifier or a skorch "
-            "classifier)."
-        )
-    for name, step in steps:
-        if step is None or isinstance(step, str) or isinstance(step, FrozenEstimator):
-            continue
-        if not get_tags(step).requires_fit:
-            continue
-        kind = type(step).__name__
-        raise ValueError(
-            f"GEMS: the Pipeline step {name!r} ({kind}) would be fitted by each party on "
-            "its own rows, so each party's model would act on differently transformed "
-            "features and their weights could not be combined. Fit it once, on public data, "
-            f"and freeze it: make_pipeline(FrozenEstimator({kind}(...).fit(X_public)), "
-            "model) with sklearn.frozen.FrozenEstimator; or transform X before GEMS with a "
-            "map every party shares."
-        )
-    if not steps:
-        return None, model
-    return Pipeline(steps), model
-
-
-def fit_preprocessing(preprocessing, X, y):
-    """Fit the shared feature map (stateless or frozen: nothing is learnt) and apply it."""
-    if preprocessing is None:
-        return None, X
-    preprocessing = clone(preprocessing).fit(X, y)
-    return preprocessing, preprocessing.transform(X)
-
-
-def _check_estimator(estimator):
-    name = type(estimator).__name__
-    if isinstance(estimator, Pipeline):
-        raise TypeError(
-            f"GEMS: a Pipeline's final step must be the model itself; got a nested {name}. "
-            "Flatten it into one Pipeline."
-        )
-    if is_skorch_net(estimator):
-        return  # its layers are checked once the module exists, after fit
-    if _is_network(estimator):
-        sizes = np.atleast_1d(estimator.hidden_layer_sizes)
-        if len(sizes) != 1:
-            raise ValueError(
-                f"GEMS: deep GEMS supports networks with one hidden layer; got "
-                f"hidden_layer_sizes={estimator.hidden_layer_sizes!r}. Use a single int."
-            )
-        return
-    if not (is_classifier(estimator) or is_regressor(estimator)):
-        raise TypeError(
-            f"GEMS: the estimator must be a linear classifier or regressor (with coef_ and "
-            f"intercept_ after fit), an MLPClassifier or a skorch classifier; got {name}."
-        )
-
 
 class _Party:
     """One party's data split, local models and sampled directions (simulation side)."""
@@ -455,7 +375,7 @@ class _Party:
             n_features_in=int(self.n_features_in or self.X_val.shape[1]),
             classes=None if self.classes is None else np.asarray(self.classes).copy(),
             feature_names_in=feature_names,
-            n_samples=int(first["directions"].shape[1]),
+            n_directions=int(first["directions"].shape[1]),
             n_validation=int(self.X_val.shape[0]),
             network=first.get("network"),
             fit_intercept=getattr(self, "fit_intercept", True),
@@ -506,17 +426,18 @@ def _check_epsilon_reachable(party_losses, epsilon, who="The party"):
         "y": ["array-like"],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "classes": ["array-like", None],
-        "n_samples": [Interval(Integral, 1, None, closed="left"), None],
+        "n_directions": [Interval(Integral, 1, None, closed="left"), None],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "neuron_space": [StrOptions({"incoming_outgoing", "incoming"})],
         "n_init": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state", np.random.Generator],
+        "n_samples": [Interval(Integral, 1, None, closed="left"), None, deprecated_option()],
     },
     prefer_skip_nested_validation=False,
 )
-def good_enough_space(estimator, X, y, epsilon, *, classes=None, n_samples=None,
+def good_enough_space(estimator, X, y, epsilon, *, classes=None, n_directions=None,
                       validation_fraction=0.2, neuron_space="incoming_outgoing", n_init=1,
-                      random_state=None):
+                      random_state=None, n_samples=DEPRECATED):
     """Train a local model and compute its good-enough model space, at one party.
 
     The party's rows are split into training and validation parts; ``n_init`` clones of
@@ -547,8 +468,9 @@ def good_enough_space(estimator, X, y, epsilon, *, classes=None, n_samples=None,
     classes : array-like, default=None
         All class labels of the federation, which every party must hold. None means the
         labels present in ``y``.
-    n_samples : int, default=None
-        Sampled models per radius probe. None means ``max(100, 2 * n_dims)``.
+    n_directions : int, default=None
+        Directions sampled on the sphere (models on the ball's surface) per radius probe.
+        None means ``max(100, 2 * n_dims)``.
     validation_fraction : float, default=0.2
         Share of the rows held out to compute the radii.
     neuron_space : {"incoming_outgoing", "incoming"}, default="incoming_outgoing"
@@ -562,6 +484,11 @@ def good_enough_space(estimator, X, y, epsilon, *, classes=None, n_samples=None,
         Seeds the split, the initialisations and the sampled directions. An int makes the
         space reproducible; :class:`GEMSCombiner` gives party ``k`` the seed
         ``numpy.random.default_rng(random_state).integers(2**31 - 1, size=n_parties)[k]``.
+    n_samples : int or None, default="deprecated"
+        The old name of ``n_directions``.
+
+        .. deprecated:: 0.1
+           Renamed ``n_directions``; it warns and will be removed in 0.2.
 
     Returns
     -------
@@ -614,8 +541,12 @@ def good_enough_space(estimator, X, y, epsilon, *, classes=None, n_samples=None,
             f"GEMS: n_init={n_init} applies to linear models only; a network's space is one "
             "ball per neuron of one trained network. Use n_init=1."
         )
+    n_directions = renamed_value(
+        n_directions, n_samples, new="n_directions", old="n_samples", default=None,
+        owner="good_enough_space",
+    )
     seed = _party_seed(random_state)
-    party = _make_party(estimator, X, y, classes, n_samples, validation_fraction,
+    party = _make_party(estimator, X, y, classes, n_directions, validation_fraction,
                         neuron_space, seed, n_init)
     party.preprocessing, party.n_features_in = preprocessing, n_features_in
     if not party.network:

@@ -6,7 +6,7 @@ report its cost with :func:`skprivate.accounting.dpsgd_epsilon`; the privacy arg
 is stated next to the loop that relies on it, in ``skprivate._dpsgd._numpy_loop``.
 """
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from scipy.special import expit, softmax
@@ -14,190 +14,18 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_co
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
 
-from .._dpsgd._plan import (
-    _AUTO_CLIP,
-    _AUTO_ROW_NORM,
-    DPSGDPlanMixin,
-    auto_learning_rate,
-    public_n_samples,
-)
-from ..base import DPEstimatorMixin, _resolve_classes
-from ..mechanisms import gaussian_noise
+from .._dpsgd._distributed import fit_dask, is_dask_collection
+from ..base import _resolve_classes
+from ..utils._docstrings import SHARED_DOCS, Substitution
+from ..utils._linear import labels_from_scores, linear_scores
 from ..utils._validation import validate_numeric
-from .._dpsgd._numpy_loop import residual_function, run_dplssgd, squared_row_norms
-from .._dpsgd._private_scaling import private_row_statistics
+from ._dplssgd_base import _BaseDPLSSGD
 
 __all__ = ["DPLSSGDClassifier", "DPLSSGDRegressor"]
 
-# The fitted attributes of a DP-LSSGD training, shared by both estimators' docstrings.
-_TRAINING_ATTRIBUTES_DOC = """noise_multiplier_ : float
-        The noise multiplier used.
 
-    sample_rate_ : float
-        The Poisson sampling rate ``batch_size / n_samples``.
-
-    n_steps_ : int
-        Number of noisy steps taken.
-
-    n_iter_ : int
-        Number of epochs run (``max_iter``; with ``"auto"``, ``n_steps_`` over the steps
-        of an epoch, rounded up).
-
-    batch_size_ : int
-        The expected batch size used.
-
-    learning_rate_ : float
-        The learning rate used.
-
-    max_grad_norm_ : float
-        The clipping norm used (with ``max_grad_norm="auto"``, in the units of the
-        privately centred and scaled rows)."""
-
-# None: the "auto" policy of skprivate._dpsgd._plan, max(128, n / 256) capped at n.
-_AUTO_BATCH_SIZE = None
-
-
-class _BaseDPLSSGD(DPSGDPlanMixin, DPEstimatorMixin):
-    """What the DP-LSSGD classifier and regressor share: the privacy plan and the loop."""
-
-    _parameter_constraints = {
-        **DPEstimatorMixin._dp_parameter_constraints,
-        **DPSGDPlanMixin._dpsgd_parameter_constraints,
-        "max_grad_norm": [Interval(Real, 0, np.inf, closed="neither"), StrOptions({"auto"})],
-        "max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
-        "learning_rate": [Interval(Real, 0, np.inf, closed="neither"), StrOptions({"auto"})],
-        "alpha": [Interval(Real, 0, np.inf, closed="left")],
-        "fit_intercept": ["boolean"],
-        "average": ["boolean", StrOptions({"auto"})],
-        "verbose": ["verbose"],
-    }
-
-    _EPOCHS_PARAM = "max_iter"
-    _AUTO_BATCH_SIZE = _AUTO_BATCH_SIZE
-
-    def _private_statistics(self):
-        # max_grad_norm="auto" clips in the units of privately centred and scaled rows.
-        return self.max_grad_norm == "auto"
-
-    def _plan(self, n_samples):
-        plan = super()._plan(n_samples)
-        learning_rate = self._resolved(plan, public_n_samples(self, n_samples))[0]
-        if self.alpha * learning_rate >= 2:
-            raise ValueError(
-                f"{type(self).__name__}: alpha * learning_rate = {self.alpha * learning_rate:.4g}"
-                " >= 2, so the L2 penalty alone makes the coefficients grow in magnitude at "
-                f"every step (alpha={self.alpha!r}, learning_rate={self.learning_rate!r}, "
-                f"which is {learning_rate:.4g} in this plan). Lower alpha or learning_rate so "
-                "that their product is below 2 (below 1 also avoids oscillation)."
-            )
-        return plan
-
-    def _resolved(self, plan, n_samples):
-        """``(learning_rate, max_grad_norm, average)`` of a plan, "auto" resolved.
-
-        Public values only: the plan (itself a function of ``n_samples``, ``epsilon`` and
-        ``delta``) and the parameters. See the comment above ``_AUTO_TOTAL_STEP`` in
-        ``skprivate._dpsgd._plan`` for how the rule was measured.
-        """
-        standardised = self.max_grad_norm == "auto"
-        clip = _AUTO_CLIP if standardised else float(self.max_grad_norm)
-        if self.learning_rate == "auto":
-            learning_rate = auto_learning_rate(
-                n_samples, plan.epsilon, plan.n_steps, clip, standardised,
-                hinge=self.loss == "hinge",
-            )
-        else:
-            learning_rate = float(self.learning_rate)
-        if self.average == "auto":
-            # The mean of the second half of the iterates: it averages out most of the noise
-            # of the last steps and, unlike averaging from step 0, forgets the start at zero.
-            average = plan.n_steps // 2
-        else:
-            average = bool(self.average)
-        return learning_rate, clip, average
-
-    def _fit_linear(self, X, y, rng, n_outputs, huber_threshold=None, caveats=()):
-        n_samples = X.shape[0]
-        plan = self._plan(n_samples)  # cached: the same numbers _begin_private_fit checked
-        public_n = public_n_samples(self, n_samples)
-        learning_rate, clip, average = self._resolved(plan, public_n)
-        offset, row_scale = None, 1.0
-        if plan.stats_noise_multipliers:
-            # Private centring and scaling (skprivate._dpsgd._private_scaling); its two
-            # Gaussian releases are part of plan.epsilon, composed with the training.
-            sigma_hist, sigma_mean = plan.stats_noise_multipliers
-            offset, scale, _ = private_row_statistics(
-                X, squared_row_norms(X), sigma_hist=sigma_hist, sigma_mean=sigma_mean,
-                rng=rng, noise=gaussian_noise, n_public=public_n,
-            )
-            # scale / 3: the rows' root mean squared norm becomes 3 (see skprivate._dpsgd._plan); a
-            # histogram too noisy to read leaves the rows as given (scale 1, no offset).
-            row_scale = scale / _AUTO_ROW_NORM if offset is not None else 1.0
-            if not self.fit_intercept:
-                offset = None  # centring would add an intercept the model does not have
-            self.offset_, self.row_scale_ = offset, row_scale
-        coef, intercept = run_dplssgd(
-            X,
-            y,
-            residual=residual_function(self.loss, n_outputs, huber_threshold),
-            n_outputs=n_outputs,
-            sample_rate=plan.sample_rate,
-            n_steps=plan.n_steps,
-            noise_multiplier=plan.noise_multiplier,
-            max_grad_norm=clip,
-            learning_rate=learning_rate,
-            alpha=float(self.alpha),
-            smoothing=float(self.smoothing),
-            smoothing_order=int(self.smoothing_order),
-            smoothing_blocks=self.smoothing_blocks,
-            fit_intercept=bool(self.fit_intercept),
-            average=average,
-            rng=rng,
-            noise=gaussian_noise,
-            verbose=self.verbose,
-            name=type(self).__name__,
-            expected_batch=plan.sample_rate * public_n,
-            offset=offset,
-            row_scale=row_scale,
-        )
-        self.noise_multiplier_ = plan.noise_multiplier
-        self.sample_rate_ = plan.sample_rate
-        self.n_steps_ = plan.n_steps
-        self.batch_size_ = plan.batch_size
-        self.learning_rate_ = learning_rate
-        self.max_grad_norm_ = clip
-        self.n_iter_ = -(-plan.n_steps // plan.steps_per_epoch)  # epochs, rounded up
-        spend = self._privacy_plan(n_samples)  # cached: the spend reserved before the fit
-        extra = {"learning_rate": learning_rate}
-        if plan.stats_noise_multipliers and row_scale == 1.0 and offset is None:
-            extra["private_scaling"] = (
-                "the noisy histogram of row norms was too noisy to read (too few rows for "
-                "the budget), so the rows were used as given; its releases are still "
-                "counted in epsilon_"
-            )
-        elif plan.stats_noise_multipliers:
-            extra["private_scaling"] = (
-                "rows centred by a private mean and divided by a private root mean squared "
-                f"norm (over {_AUTO_ROW_NORM:g}); max_grad_norm_ is in those units. Two "
-                "Gaussian releases, noise multipliers "
-                + ", ".join(f"{s:.4g}" for s in plan.stats_noise_multipliers)
-                + " (histogram of row norms; sum of clipped rows and squared norms), composed "
-                "with the training in epsilon_"
-            )
-        report = self._dpsgd_report(
-            plan, gradients="the whole parameter vector", steps=plan.n_steps, **extra
-        )
-        self._finish_private_fit(spend, report, n_samples, caveats)
-        return coef, intercept
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
-
+@Substitution(**SHARED_DOCS)
 class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
     """Differentially private linear classifier trained by DP-LSSGD.
 
@@ -218,12 +46,9 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         two classes the usual hinge ``max(0, 1 - y f(x))``. ``predict_proba`` exists for
         ``"log_loss"`` only.
 
-    epsilon : float, default=1.0
-        Target privacy budget, > 0: the noise multiplier is the smallest one whose epsilon at
-        ``delta`` is at most this. Ignored when ``noise_multiplier`` is given.
+    %(epsilon_dpsgd)s
 
-    delta : float, default=1e-5
-        Target delta, in (0, 1); use well below ``1 / n_samples``.
+    %(delta)s
 
     smoothing : float, default=0.0
         Strength ``sigma >= 0`` of the Laplacian smoothing
@@ -236,8 +61,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         scalings (``benchmarks/dplssgd_utility.py``; the table is in the DP-LSSGD user
         guide).
 
-    smoothing_order : int, default=1
-        Power ``n >= 1`` of the Laplacian ``L``.
+    %(smoothing_order)s
 
     smoothing_blocks : {"per_tensor", "global"}, default="per_tensor"
         ``"per_tensor"``: ``coef_`` flattened row-major is one vector to smooth and the
@@ -250,25 +74,15 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         ``"auto"``: the rows are first centred by a private estimate of their mean and
         divided by a private estimate of their root mean squared norm (over 3), and the
         gradients of that model are clipped to 0.3. The two estimates are Gaussian
-        releases composed with the training in ``epsilon_`` (about 12 %% of the budget in
+        releases composed with the training in ``epsilon_`` (about 12 % of the budget in
         Gaussian-DP terms); they make the fit the same whatever the scale and offset of
         the features (see Notes). A number: rows as given, clipped at that norm.
 
-    noise_multiplier : float, default=None
-        Standard deviation of the Gaussian noise divided by ``max_grad_norm``. None: the
-        smallest one that meets ``(epsilon, delta)``. Given: used as is, ``epsilon`` is
-        ignored, and ``epsilon_`` reports what it achieves.
+    %(noise_multiplier)s
 
-    batch_size : int or "auto", default="auto"
-        Expected size of a batch. Batches are Poisson samples: every row enters
-        independently with probability ``batch_size / n_samples``. ``"auto"`` is
-        ``max(128, n_samples / 256)``, at most ``n_samples``. At most ``n_samples``;
-        ``n_samples`` uses every row at every step (noisy full-batch gradient descent).
+    %(dpsgd_batch_size)s
 
-    max_iter : int or "auto", default="auto"
-        Number of epochs. An epoch is ``round(n_samples / batch_size)`` steps (at least one),
-        so the number of steps ``n_steps_`` depends only on public values. ``"auto"``: ten
-        epochs, but at least 2,000 and at most 5,000 steps.
+    %(dpsgd_max_iter)s
 
     learning_rate : float or "auto", default="auto"
         Constant step size. The step direction is an average gradient over the expected batch,
@@ -280,47 +94,22 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         Chosen from public numbers only (``n_samples``, ``epsilon``, ``delta``), measured
         on digits, breast cancer and Adult under two input scalings (see Notes).
 
-    alpha : float, default=0.0
-        L2 penalty ``alpha / 2 * ||coef_||^2`` (the intercept is not penalised). Its gradient
-        depends on no data, so it is added after the noise and the smoothing.
+    %(dpsgd_alpha)s
 
     fit_intercept : bool, default=True
         Whether to fit intercepts. They are part of the clipped gradient.
 
-    average : bool or "auto", default="auto"
-        ``"auto"``: ``coef_`` and ``intercept_`` are the mean of the iterates of the last
-        half of the steps (a tail average: it averages out the noise of the last steps
-        and forgets the start at zero). True: the mean of every iterate (the averaged
-        output of the convex analysis in [1]_), False: the last iterate. Averaging is
-        post-processing and costs no privacy.
+    %(dpsgd_average)s
 
-    accounting : {"rdp", "pld"}, default="pld"
-        Privacy accountant for the composition over steps: privacy loss distributions
-        (tight: about 7 %% less noise than RDP on typical plans; calibrated in about a
-        second) or Renyi DP (fast, slightly loose). See
-        :func:`~skprivate.accounting.dpsgd_epsilon`.
+    %(accounting)s
 
-    accountant : BudgetAccountant, default=None
-        A budget shared by several fits. The fit checks its planned spend against it before
-        reading any value of ``X`` and records ``(epsilon_, delta_)`` when it succeeds.
+    %(accountant)s
 
-    random_state : None, int, or numpy.random.Generator, default=None
-        Source of the noise and of the batches. None (use this for a release): a generator
-        seeded from the operating system. An int or a Generator makes the fit reproducible,
-        for tests and documentation only; anyone who knows the seed can remove the noise,
-        so the fit then emits a :class:`~skprivate.exceptions.PrivacyLeakWarning`.
+    %(random_state)s
 
-    verbose : int, default=0
-        0 prints nothing; 1 or more shows a progress bar over the steps on stderr (tqdm when
-        installed, else a line every tenth of the way): steps done and time, never a value
-        computed from the data.
+    %(verbose_steps)s
 
-    classes : array-like of shape (n_classes,), default=None
-        The class labels, known without looking at the data (for example from a codebook);
-        ``classes_`` is their sorted set, and a label of ``y`` outside it is an error. None:
-        the labels present in ``y`` are read and published as ``classes_``, which is outside
-        the guarantee (a caveat in ``privacy_report_`` and the fit's
-        :class:`~skprivate.exceptions.PrivacyLeakWarning` say so).
+    %(classes_public)s
 
     Attributes
     ----------
@@ -333,20 +122,17 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Intercepts (zeros when ``fit_intercept=False``).
 
-    n_features_in_ : int
-        Number of features seen during fit.
+    %(n_features_in_)s
 
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when ``X`` has string column names.
+    %(feature_names_in_)s
 
     epsilon_ : float
         The epsilon the fit achieved at ``delta_`` (at most ``epsilon`` when the noise was
-        calibrated, and within 1 %% of it).
+        calibrated, and within 1 % of it).
 
-    delta_ : float
-        The delta of the guarantee.
+    %(delta_)s
 
-    %(training_attributes)s
+    %(dpsgd_training_attributes)s
 
     offset_ : ndarray of shape (n_features,)
         With ``max_grad_norm="auto"``: the private estimate of the mean row the model was
@@ -357,8 +143,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         With ``max_grad_norm="auto"``: the rows were divided by this (a private estimate
         of their root mean squared centred norm, over 3) during training.
 
-    privacy_report_ : PrivacyReport
-        The mechanism, its parameters, the guarantee and any caveats.
+    %(privacy_report_)s
 
     See Also
     --------
@@ -411,15 +196,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
     **random_state.** None draws the noise from the operating system's entropy; an int
     gives reproducible, and therefore not private, results.
 
-    References
-    ----------
-    .. [1] B. Wang, Q. Gu, M. Boedihardjo, F. Barekat and S. Osher, "DP-LSSGD: A stochastic
-       optimization method to lift the utility in privacy-preserving ERM", MSML 2020,
-       arXiv:1906.12056.
-    .. [2] I. Mironov, K. Talwar and L. Zhang, "Renyi differential privacy of the sampled
-       Gaussian mechanism", arXiv:1908.10530, 2019.
-    .. [3] C. Dwork and A. Roth, "The algorithmic foundations of differential privacy",
-       Foundations and Trends in TCS 9(3-4), 2014, Proposition 2.1.
+    %(dpsgd_references_section)s
 
     Examples
     --------
@@ -437,14 +214,14 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
     True
     """
 
-    __doc__ = __doc__ % {"training_attributes": _TRAINING_ATTRIBUTES_DOC}
-
     _parameter_constraints = {
         **_BaseDPLSSGD._parameter_constraints,
         "loss": [StrOptions({"log_loss", "hinge"})],
         "classes": ["array-like", None],
     }
 
+    # The classifier's and the regressor's __init__ repeat each other on purpose:
+    # scikit-learn reads an estimator's parameters from its own __init__ signature.
     def __init__(
         self,
         loss="log_loss",
@@ -505,6 +282,8 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         self : DPLSSGDClassifier
             The fitted classifier.
         """
+        if is_dask_collection(X) or is_dask_collection(y):  # trained where the rows live
+            return fit_dask(self, X, y, classifier=True)
         self._begin_private_fit(X)
         rng = self._noise_rng()
         X, y = validate_numeric(self, X, y, accept_sparse="csr", dtype=np.float64)
@@ -535,10 +314,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
             For two classes, the score of ``classes_[1]`` (positive: predicted).
         """
-        check_is_fitted(self)
-        X = validate_numeric(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        scores = np.asarray(X @ self.coef_.T) + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        return linear_scores(self, X, accept_sparse="csr")
 
     def predict(self, X):
         """Predict class labels.
@@ -553,9 +329,8 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,)
             The predicted class of each row.
         """
-        scores = self.decision_function(X)
-        index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
-        return self.classes_[index]
+        scores = self.decision_function(X)  # checks the fit before classes_ is read
+        return labels_from_scores(self.classes_, scores)
 
     def _has_log_loss(self):
         return self.loss == "log_loss"
@@ -600,6 +375,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         return scores - np.logaddexp.reduce(scores, axis=1, keepdims=True)
 
 
+@Substitution(**SHARED_DOCS)
 class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
     """Differentially private linear regression trained by DP-LSSGD.
 
@@ -619,12 +395,9 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
         Residual size at which the Huber loss turns linear (used by ``loss="huber"`` only;
         not a privacy parameter).
 
-    epsilon : float, default=1.0
-        Target privacy budget, > 0: the noise multiplier is the smallest one whose epsilon at
-        ``delta`` is at most this. Ignored when ``noise_multiplier`` is given.
+    %(epsilon_dpsgd)s
 
-    delta : float, default=1e-5
-        Target delta, in (0, 1); use well below ``1 / n_samples``.
+    %(delta)s
 
     smoothing : float, default=0.0
         Strength ``sigma >= 0`` of the Laplacian smoothing
@@ -634,8 +407,7 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
         prior. The default 0 is the classifier's measured choice (see
         :class:`DPLSSGDClassifier`).
 
-    smoothing_order : int, default=1
-        Power ``n >= 1`` of the Laplacian ``L``.
+    %(smoothing_order)s
 
     smoothing_blocks : {"per_tensor", "global"}, default="per_tensor"
         ``"per_tensor"``: ``coef_`` is one vector to smooth and the intercept another (a
@@ -650,55 +422,31 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
         units. The targets are not rescaled: bring ``y`` to about unit range with public
         bounds.
 
-    noise_multiplier : float, default=None
-        Standard deviation of the Gaussian noise divided by ``max_grad_norm``. None: the
-        smallest one that meets ``(epsilon, delta)``. Given: used as is, ``epsilon`` is
-        ignored, and ``epsilon_`` reports what it achieves.
+    %(noise_multiplier)s
 
-    batch_size : int or "auto", default="auto"
-        Expected size of a batch. Batches are Poisson samples: every row enters
-        independently with probability ``batch_size / n_samples``. ``"auto"`` is
-        ``max(128, n_samples / 256)``, at most ``n_samples``. ``n_samples`` uses every row
-        at every step (noisy full-batch gradient descent).
+    %(dpsgd_batch_size)s
 
-    max_iter : int or "auto", default="auto"
-        Number of epochs. An epoch is ``round(n_samples / batch_size)`` steps (at least one).
-        ``"auto"``: ten epochs, at least 2,000 and at most 5,000 steps.
+    %(dpsgd_max_iter)s
 
     learning_rate : float or "auto", default="auto"
         Constant step size. ``"auto"``: a total step length ``learning_rate * n_steps *
         max_grad_norm`` of ``0.13 n epsilon`` (``0.15 n epsilon`` with a numeric
         ``max_grad_norm``), the classifier's measured rule.
 
-    alpha : float, default=0.0
-        L2 penalty ``alpha / 2 * ||coef_||^2`` (the intercept is not penalised), added after
-        the noise and the smoothing.
+    %(dpsgd_alpha)s
 
     fit_intercept : bool, default=True
         Whether to fit an intercept. It is part of the clipped gradient.
 
-    average : bool or "auto", default="auto"
-        ``"auto"``: the mean of the iterates of the last half of the steps; True: of every
-        iterate; False: the last iterate. Post-processing: it costs no privacy.
+    %(dpsgd_average)s
 
-    accounting : {"rdp", "pld"}, default="pld"
-        Privacy accountant for the composition over steps: privacy loss distributions
-        (tight) or Renyi DP (fast, slightly loose).
+    %(accounting)s
 
-    accountant : BudgetAccountant, default=None
-        A budget shared by several fits. The fit checks its planned spend against it before
-        reading any value of ``X`` and records ``(epsilon_, delta_)`` when it succeeds.
+    %(accountant)s
 
-    random_state : None, int, or numpy.random.Generator, default=None
-        Source of the noise and of the batches. None (use this for a release): a generator
-        seeded from the operating system. An int or a Generator makes the fit reproducible,
-        for tests and documentation only, and the fit then emits a
-        :class:`~skprivate.exceptions.PrivacyLeakWarning`.
+    %(random_state)s
 
-    verbose : int, default=0
-        0 prints nothing; 1 or more shows a progress bar over the steps on stderr (tqdm when
-        installed, else a line every tenth of the way): steps done and time, never a value
-        computed from the data.
+    %(verbose_steps)s
 
     Attributes
     ----------
@@ -708,19 +456,16 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
     intercept_ : float
         Intercept (0.0 when ``fit_intercept=False``).
 
-    n_features_in_ : int
-        Number of features seen during fit.
+    %(n_features_in_)s
 
-    feature_names_in_ : ndarray of shape (`n_features_in_`,)
-        Names of features seen during fit, when ``X`` has string column names.
+    %(feature_names_in_)s
 
     epsilon_ : float
         The epsilon the fit achieved at ``delta_``.
 
-    delta_ : float
-        The delta of the guarantee.
+    %(delta_)s
 
-    %(training_attributes)s
+    %(dpsgd_training_attributes)s
 
     offset_ : ndarray of shape (n_features,)
         With ``max_grad_norm="auto"``: the private estimate of the mean row (None without
@@ -729,8 +474,7 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
     row_scale_ : float
         With ``max_grad_norm="auto"``: the rows were divided by this during training.
 
-    privacy_report_ : PrivacyReport
-        The mechanism, its parameters, the guarantee and any caveats.
+    %(privacy_report_)s
 
     See Also
     --------
@@ -758,15 +502,7 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
     **random_state.** None draws the noise from the operating system's entropy; an int
     gives reproducible, and therefore not private, results.
 
-    References
-    ----------
-    .. [1] B. Wang, Q. Gu, M. Boedihardjo, F. Barekat and S. Osher, "DP-LSSGD: A stochastic
-       optimization method to lift the utility in privacy-preserving ERM", MSML 2020,
-       arXiv:1906.12056.
-    .. [2] I. Mironov, K. Talwar and L. Zhang, "Renyi differential privacy of the sampled
-       Gaussian mechanism", arXiv:1908.10530, 2019.
-    .. [3] C. Dwork and A. Roth, "The algorithmic foundations of differential privacy",
-       Foundations and Trends in TCS 9(3-4), 2014, Proposition 2.1.
+    %(dpsgd_references_section)s
 
     Examples
     --------
@@ -781,8 +517,6 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
     >>> reg.score(X, y) > 0.8
     True
     """
-
-    __doc__ = __doc__ % {"training_attributes": _TRAINING_ATTRIBUTES_DOC}
 
     _parameter_constraints = {
         **_BaseDPLSSGD._parameter_constraints,
@@ -850,6 +584,8 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
         self : DPLSSGDRegressor
             The fitted regressor.
         """
+        if is_dask_collection(X) or is_dask_collection(y):  # trained where the rows live
+            return fit_dask(self, X, y, classifier=False)
         self._begin_private_fit(X)
         rng = self._noise_rng()
         X, y = validate_numeric(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
@@ -873,6 +609,4 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,)
             The predicted targets.
         """
-        check_is_fitted(self)
-        X = validate_numeric(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        return np.asarray(X @ self.coef_).ravel() + self.intercept_
+        return linear_scores(self, X, accept_sparse="csr")

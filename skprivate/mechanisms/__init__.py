@@ -27,6 +27,8 @@ from ._discrete import (
 )
 from ._rng import check_rng, is_reproducible
 
+# Listed in full (repeating the submodules' __all__) so tools that read the package's
+# public names without importing it see them all.
 __all__ = [
     "check_rng",
     "discrete_gaussian_noise",

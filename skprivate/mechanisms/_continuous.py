@@ -9,9 +9,9 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import erfinv, log_ndtr, ndtr
 
+from ..utils._docstrings import SHARED_DOCS, Substitution, fragment
 from ._rng import check_rng
 from ._validation import (
     EPSILON_HINT,
@@ -64,6 +64,17 @@ def _as_value(value):
     return arr, arr.ndim == 0
 
 
+#: The ``size`` and ``random_state`` of the floating-point noise samplers.
+_FLOAT_NOISE_SIZE_DOC = fragment(
+    """
+    size : int or tuple of int, default=None
+        Output shape. ``None`` returns a single float.
+    %(random_state_mechanism)s
+    """
+)
+
+
+@Substitution(**SHARED_DOCS, float_noise_size=_FLOAT_NOISE_SIZE_DOC)
 def laplace_noise(scale, size=None, random_state=None):
     """Draw Laplace noise with density ``exp(-|x| / scale) / (2 scale)``.
 
@@ -73,13 +84,7 @@ def laplace_noise(scale, size=None, random_state=None):
         Scale ``b > 0`` of the Laplace distribution (its standard deviation is
         ``sqrt(2) b``). For epsilon-DP use ``sensitivity / epsilon``, or call
         :func:`laplace_mechanism`.
-    size : int or tuple of int, default=None
-        Output shape. ``None`` returns a single float.
-    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
-        ``None`` (recommended) draws from a generator seeded from the operating system's
-        entropy. An int gives reproducible noise, for tests and documentation only: whoever
-        knows the seed knows the noise, and the privacy guarantee does not hold against
-        them. See :func:`~skprivate.mechanisms.check_rng`.
+    %(float_noise_size)s
 
     Returns
     -------
@@ -114,6 +119,7 @@ def laplace_noise(scale, size=None, random_state=None):
     return rng.laplace(0.0, float(scale), size=size)
 
 
+@Substitution(**SHARED_DOCS, float_noise_size=_FLOAT_NOISE_SIZE_DOC)
 def gaussian_noise(sigma, size=None, random_state=None):
     """Draw Gaussian noise ``N(0, sigma**2)``.
 
@@ -122,13 +128,7 @@ def gaussian_noise(sigma, size=None, random_state=None):
     sigma : float
         Standard deviation ``> 0``. For (epsilon, delta)-DP use
         :func:`gaussian_sigma`, or call :func:`gaussian_mechanism`.
-    size : int or tuple of int, default=None
-        Output shape. ``None`` returns a single float.
-    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
-        ``None`` (recommended) draws from a generator seeded from the operating system's
-        entropy. An int gives reproducible noise, for tests and documentation only: whoever
-        knows the seed knows the noise, and the privacy guarantee does not hold against
-        them. See :func:`~skprivate.mechanisms.check_rng`.
+    %(float_noise_size)s
 
     Returns
     -------
@@ -159,6 +159,7 @@ def gaussian_noise(sigma, size=None, random_state=None):
     return rng.normal(0.0, float(sigma), size=size)
 
 
+@Substitution(**SHARED_DOCS)
 def laplace_mechanism(value, sensitivity, epsilon, random_state=None):
     """Release ``value`` with epsilon-differential privacy by adding Laplace noise.
 
@@ -171,11 +172,7 @@ def laplace_mechanism(value, sensitivity, epsilon, random_state=None):
         neighbouring datasets (over all coordinates when ``value`` is an array).
     epsilon : float
         Privacy budget ``> 0``.
-    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
-        ``None`` (recommended) draws from a generator seeded from the operating system's
-        entropy. An int gives reproducible noise, for tests and documentation only: whoever
-        knows the seed knows the noise, and the privacy guarantee does not hold against
-        them. See :func:`~skprivate.mechanisms.check_rng`.
+    %(random_state_mechanism)s
 
     Returns
     -------
@@ -223,6 +220,17 @@ def laplace_mechanism(value, sensitivity, epsilon, random_state=None):
     return float(noisy) if scalar else noisy
 
 
+#: The analytic Gaussian mechanism's paper, cited by gaussian_sigma and gaussian_mechanism.
+_BALLE_WANG_REFERENCES_DOC = fragment(
+    """
+    References
+    ----------
+    .. [1] B. Balle and Y.-X. Wang, "Improving the Gaussian mechanism for differential
+       privacy: analytical calibration and optimal denoising", ICML 2018.
+    """
+)
+
+
 def _balle_wang_terms(sigma, epsilon):
     """The two terms of delta(sigma) for L2 sensitivity 1 (Balle and Wang 2018, Theorem 8).
 
@@ -255,6 +263,7 @@ def _balle_wang_delta_upper(sigma, epsilon):
     return first - second + error
 
 
+@Substitution(balle_wang_references=_BALLE_WANG_REFERENCES_DOC)
 def gaussian_sigma(sensitivity, epsilon, delta):
     """Smallest Gaussian noise for (epsilon, delta)-DP: the analytic Gaussian mechanism.
 
@@ -287,19 +296,17 @@ def gaussian_sigma(sensitivity, epsilon, delta):
             - exp(epsilon) Phi(-Delta / (2 sigma) - epsilon sigma / Delta) <= delta,
 
     where ``Phi`` is the standard normal distribution function. The left-hand side decreases
-    in ``sigma``; like their Algorithm 1 this function finds the root numerically
-    (:func:`scipy.optimize.brentq`), but on ``sigma`` directly. It solves for the target
-    ``delta (1 - 1e-9)`` with the left-hand side evaluated in double precision *plus* a
-    bound on the rounding error of that evaluation, and then moves up until that upper bound
-    is met, so rounding never yields a ``sigma`` below the exact one (the excess is
+    in ``sigma``; like their Algorithm 1 this function finds the root numerically, but on
+    ``sigma`` directly, with the package's one calibration solver (geometric bisection to
+    the last few ulps). It solves for the target ``delta (1 - 1e-9)`` with the left-hand
+    side evaluated in double precision *plus* a bound on the rounding error of that
+    evaluation, and returns only a ``sigma`` at which that upper bound was evaluated and
+    met, so rounding never yields a ``sigma`` below the exact one (the excess is
     negligible except where the two terms nearly cancel, at very small ``epsilon`` and
     ``delta``). For ``epsilon < 1`` the result is always below the classical
     ``sqrt(2 ln(1.25 / delta)) Delta / epsilon`` (Dwork and Roth 2014, Theorem A.1).
 
-    References
-    ----------
-    .. [1] B. Balle and Y.-X. Wang, "Improving the Gaussian mechanism for differential
-       privacy: analytical calibration and optimal denoising", ICML 2018.
+    %(balle_wang_references)s
 
     Examples
     --------
@@ -313,41 +320,34 @@ def gaussian_sigma(sensitivity, epsilon, delta):
     epsilon = float(epsilon)
     target = delta * (1.0 - _DELTA_SAFETY)
 
-    def excess(sigma):
-        return _balle_wang_delta_upper(sigma, epsilon) - target
-
-    # Work on log(sigma) for sensitivity 1. Upper end: the classical calibration (valid for
+    # Sensitivity 1, then scaled exactly. The start: the classical calibration (valid for
     # epsilon < 1) or the epsilon -> 0 limit 1 / (2 sqrt(2) erfinv(delta)), valid for every
-    # epsilon because delta(sigma) decreases in epsilon; both only seed the bracket search.
+    # epsilon because delta(sigma) decreases in epsilon; it only seeds the bracket search.
+    # The package's one calibration solver (imported here: skprivate.accounting imports this
+    # module) returns only a sigma whose upper bound on delta, rounding error included, it
+    # evaluated within the target, so rounding never yields a sigma below the exact one.
+    from ..accounting._calibrate import NoFeasiblePointError, solve_monotone
+
     limit = 1.0 / (2.0 * math.sqrt(2.0) * float(erfinv(delta)))
     classical = math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
-    hi = math.log(min(limit, classical))
-    lo = hi
     not_solvable = ValueError(
         f"gaussian_sigma cannot calibrate epsilon={epsilon!r}, delta={delta!r} in double "
         "precision; use an epsilon of moderate size (below about 1e100)."
     )
 
-    def log_excess(log_sigma):
-        sigma = math.exp(log_sigma)
-        value = excess(sigma) if 0.0 < sigma < math.inf else math.nan
+    def delta_bound(sigma):
+        value = _balle_wang_delta_upper(sigma, epsilon)
         if math.isnan(value):
             raise not_solvable
         return value
 
-    step = 1.0
-    while log_excess(hi) > 0:
-        hi += step
-        step *= 2.0
-    step = 1.0
-    while log_excess(lo) <= 0:
-        lo -= step
-        step *= 2.0
-    log_sigma = brentq(log_excess, lo, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps)
-    sigma, sigma_hi = math.exp(log_sigma), math.exp(hi)
-    # Never undershoot: move up until the bound, rounding error included, holds.
-    while excess(sigma) > 0:
-        sigma = min(sigma * (1.0 + 1e-14), sigma_hi)
+    try:
+        sigma = solve_monotone(
+            delta_bound, target, increasing=False, lower=1e-300, upper=1e300,
+            start=min(limit, classical), xtol=4 * np.finfo(float).eps,
+        )
+    except NoFeasiblePointError:  # pragma: no cover - delta(sigma) -> 0 as sigma grows
+        raise not_solvable from None
     result = _round_up(Fraction(sigma) * exact_fraction(sensitivity))
     if not 0.0 < result < math.inf:
         raise ValueError(
@@ -357,6 +357,7 @@ def gaussian_sigma(sensitivity, epsilon, delta):
     return float(result)
 
 
+@Substitution(**SHARED_DOCS, balle_wang_references=_BALLE_WANG_REFERENCES_DOC)
 def gaussian_mechanism(value, sensitivity, epsilon, delta, random_state=None):
     """Release ``value`` with (epsilon, delta)-differential privacy by adding Gaussian noise.
 
@@ -371,11 +372,7 @@ def gaussian_mechanism(value, sensitivity, epsilon, delta, random_state=None):
         Privacy budget ``> 0``.
     delta : float
         Failure probability in ``(0, 1)``.
-    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
-        ``None`` (recommended) draws from a generator seeded from the operating system's
-        entropy. An int gives reproducible noise, for tests and documentation only: whoever
-        knows the seed knows the noise, and the privacy guarantee does not hold against
-        them. See :func:`~skprivate.mechanisms.check_rng`.
+    %(random_state_mechanism)s
 
     Returns
     -------
@@ -395,10 +392,7 @@ def gaussian_mechanism(value, sensitivity, epsilon, delta, random_state=None):
     Theorem 8, which holds for every ``epsilon > 0`` (the classical calibration of Dwork and
     Roth 2014, Theorem A.1, needs ``epsilon < 1`` and adds more noise).
 
-    References
-    ----------
-    .. [1] B. Balle and Y.-X. Wang, "Improving the Gaussian mechanism for differential
-       privacy: analytical calibration and optimal denoising", ICML 2018.
+    %(balle_wang_references)s
 
     Examples
     --------

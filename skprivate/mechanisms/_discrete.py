@@ -21,6 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..utils._docstrings import SHARED_DOCS, Substitution, fragment
 from ._rng import check_rng
 from ._validation import check_positive, check_size, exact_fraction
 
@@ -339,10 +340,29 @@ def _sample_discrete_gaussian(n, d, m, rng):
     return out
 
 
+#: The ``size`` and ``random_state`` of the exact integer samplers.
+_INT_NOISE_SIZE_DOC = fragment(
+    """
+    size : int or tuple of int, default=None
+        Output shape. ``None`` returns a single Python int.
+    %(random_state_mechanism)s
+    """
+)
+
+#: The points of the probability mass functions.
+_PMF_POINTS_DOC = fragment(
+    """
+    x : int or array-like of int
+        Points; non-integer points have probability 0.
+    """
+)
+
+
 def _n_samples(size):
     return 1 if size is None else math.prod(size)
 
 
+@Substitution(**SHARED_DOCS, int_noise_size=_INT_NOISE_SIZE_DOC)
 def discrete_laplace_noise(scale, size=None, random_state=None):
     """Draw exact discrete Laplace noise: ``P(Z = z)`` proportional to ``exp(-|z| / scale)``.
 
@@ -352,13 +372,7 @@ def discrete_laplace_noise(scale, size=None, random_state=None):
         Scale ``> 0`` (at most ``2**52``). For epsilon-DP of an integer query with
         sensitivity ``Delta`` use ``Delta / epsilon``. It is converted to the exact rational
         :func:`discrete_laplace_rational_scale` ``(scale)``, which is never smaller.
-    size : int or tuple of int, default=None
-        Output shape. ``None`` returns a single Python int.
-    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
-        ``None`` (recommended) draws from a generator seeded from the operating system's
-        entropy. An int gives reproducible noise, for tests and documentation only: whoever
-        knows the seed knows the noise, and the privacy guarantee does not hold against
-        them. See :func:`~skprivate.mechanisms.check_rng`.
+    %(int_noise_size)s
 
     Returns
     -------
@@ -409,6 +423,7 @@ def discrete_laplace_noise(scale, size=None, random_state=None):
     return int(samples[0]) if size is None else samples.reshape(size)
 
 
+@Substitution(**SHARED_DOCS, int_noise_size=_INT_NOISE_SIZE_DOC)
 def discrete_gaussian_noise(sigma, size=None, random_state=None):
     """Draw exact discrete Gaussian noise: ``P(Z = z) ~ exp(-z**2 / (2 sigma**2))``.
 
@@ -418,13 +433,7 @@ def discrete_gaussian_noise(sigma, size=None, random_state=None):
         Parameter ``> 0`` (at most ``2**40``); the variance is slightly below ``sigma**2``.
         ``sigma**2`` is converted to the exact rational
         :func:`discrete_gaussian_rational_sigma2` ``(sigma)``, which is never smaller.
-    size : int or tuple of int, default=None
-        Output shape. ``None`` returns a single Python int.
-    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default=None
-        ``None`` (recommended) draws from a generator seeded from the operating system's
-        entropy. An int gives reproducible noise, for tests and documentation only: whoever
-        knows the seed knows the noise, and the privacy guarantee does not hold against
-        them. See :func:`~skprivate.mechanisms.check_rng`.
+    %(int_noise_size)s
 
     Returns
     -------
@@ -484,13 +493,13 @@ def _integer_points(x):
     return arr, np.isfinite(arr) & (arr == np.round(arr))
 
 
+@Substitution(pmf_points=_PMF_POINTS_DOC)
 def discrete_laplace_pmf(x, scale):
     """Probability mass function of the discrete Laplace distribution.
 
     Parameters
     ----------
-    x : int or array-like of int
-        Points; non-integer points have probability 0.
+    %(pmf_points)s
     scale : float
         Scale ``> 0``, as in :func:`discrete_laplace_noise`.
 
@@ -534,13 +543,13 @@ def _discrete_gaussian_normaliser(sigma):
     return sigma * math.sqrt(2.0 * math.pi)
 
 
+@Substitution(pmf_points=_PMF_POINTS_DOC)
 def discrete_gaussian_pmf(x, sigma):
     """Probability mass function of the discrete Gaussian distribution.
 
     Parameters
     ----------
-    x : int or array-like of int
-        Points; non-integer points have probability 0.
+    %(pmf_points)s
     sigma : float
         Parameter ``> 0``, as in :func:`discrete_gaussian_noise`.
 

@@ -118,7 +118,7 @@ def too_small(search, n_train, floor):
     return InfeasiblePrivacyError(
         f"{type(search).__name__}: epsilon={search.epsilon!r} (delta={search.delta!r}) is too "
         "small to train even one candidate. Releasing the best of a random number of "
-        f"runs (n_candidates={search.n_candidates!r}, mean_candidates="
+        f"runs (n_candidates_distribution={search._renamed_params()[0]!r}, mean_candidates="
         f"{search.mean_candidates!r}) costs epsilon {floor:.3g} even for runs that spend "
         "nothing, and the estimator must train within what is left (on "
         f"{n_train} training rows; a fixed noise_multiplier spends what it spends). "
@@ -136,11 +136,12 @@ def calibrate(search, support, n_train, rtol=0.02):
     (:func:`skprivate.accounting._calibrate.solve_monotone`), and the answer is always a
     feasible point, so the budget is never overshot.
     """
-    if search.n_candidates != "poisson" and search.mean_candidates <= 1:
+    if search._renamed_params()[0] != "poisson" and search.mean_candidates <= 1:
         # gamma = 1: the truncated negative binomial is then one run for sure
         raise ValueError(
             f"{type(search).__name__}: mean_candidates={search.mean_candidates!r} with "
-            f"n_candidates={search.n_candidates!r} means exactly one run, with no choice to "
+            f"n_candidates_distribution={search._renamed_params()[0]!r} means exactly one run, "
+            "with no choice to "
             "make: fit the estimator itself, or use mean_candidates > 1."
         )
     target = float(search.epsilon)

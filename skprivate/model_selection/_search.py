@@ -6,18 +6,24 @@ candidate space is read in ``_candidates``; the per-run epsilon is solved for in
 that computes it.
 """
 
+from ..utils._deprecation import DEPRECATED
+from ..utils._docstrings import Substitution
 from ._candidates import RelativeToAuto, grid_support, random_support
 from ._search_base import _BasePrivateSearch
 
 __all__ = ["PrivateGridSearchCV", "PrivateRandomSearchCV", "RelativeToAuto"]
 
 
-_COMMON_PARAMS = """epsilon : float, default=1.0
+_COMMON_PARAMS = """
+    epsilon : float, default=1.0
         Privacy budget of the whole search (all runs and the selection), > 0.
     delta : float, default=1e-5
         Delta of the whole search, in (0, 1); use well below ``1 / n_samples``.
-    n_candidates : {"poisson", "geometric", "logarithmic"} or float, default="poisson"
-        Distribution of the random number of runs. ``"poisson"``: Poisson with mean
+    n_candidates_distribution : {"poisson", "geometric", "logarithmic"} or float, default="poisson"
+        Distribution of the random number of runs (candidates trained); its mean is
+        ``mean_candidates``. The number is random, not fixed as scikit-learn's ``n_iter``,
+        because a random number that stays secret is what makes releasing the best run
+        cheap (see Notes). ``"poisson"``: Poisson with mean
         ``mean_candidates`` (Papernot and Steinke 2022, Theorem 6; with probability
         ``exp(-mean_candidates)`` no run is drawn and ``fit`` raises without reading the
         data). ``"geometric"`` (the random stopping of Liu and Talwar 2019),
@@ -42,12 +48,15 @@ _COMMON_PARAMS = """epsilon : float, default=1.0
         ``term - (low + high) / 2`` with Gaussian noise; one row changes that sum by at most
         ``(high - low) / 2``, whatever the number of validation rows. Required unless the
         score is accuracy; you vouch for the bound.
-    validation_fraction : float, default=0.2
-        Probability with which each row is held out for validation (rows are assigned
-        independently, so one row is in exactly one part). The sizes of the two parts are
-        random and private: runs are planned on the expected training size
-        ``round((1 - validation_fraction) * n_samples)`` and scores shown per expected
-        validation row, ``validation_fraction * n_samples``.
+    cv : float, default=0.2
+        The validation split: the probability with which each row is held out for
+        validation (rows are assigned independently, so one row is in exactly one part).
+        Unlike scikit-learn's searches, one split only: folds (an int) or a splitter are
+        refused with an error, since training each candidate on several overlapping folds
+        is outside the privacy argument. The sizes of the two parts are random and
+        private: runs are planned on the expected training size
+        ``round((1 - cv) * n_samples)`` and scores shown per expected validation row,
+        ``cv * n_samples``.
     score_epsilon : float, default=None
         Epsilon (at ``delta``) of the Gaussian noise on each run's validation score. ``None``:
         the same per-run epsilon as training, which costs almost nothing extra because a row
@@ -66,9 +75,22 @@ _COMMON_PARAMS = """epsilon : float, default=1.0
     verbose : int, default=0
         0 prints nothing; 1 writes a line on stderr when the search starts and when it ends.
         Nothing shows the number of runs: the guarantee keeps it secret (see Notes), so the
-        runs are trained with ``verbose=0`` whatever the estimator says."""
+        runs are trained with ``verbose=0`` whatever the estimator says.
+    n_candidates : str or float, default="deprecated"
+        The old name of ``n_candidates_distribution``.
 
-_COMMON_ATTRIBUTES = """best_estimator_ : estimator
+        .. deprecated:: 0.1
+           Renamed ``n_candidates_distribution`` (a count in scikit-learn); it warns and
+           will be removed in 0.2.
+    validation_fraction : float, default="deprecated"
+        The old name of ``cv``.
+
+        .. deprecated:: 0.1
+           Renamed ``cv``; it warns and will be removed in 0.2.
+"""
+
+_COMMON_ATTRIBUTES = """
+    best_estimator_ : estimator
         The released model: the run with the highest noisy validation score.
     best_params_ : dict
         Its hyperparameters.
@@ -78,7 +100,7 @@ _COMMON_ATTRIBUTES = """best_estimator_ : estimator
     best_score_noisy_ : float
         The released statistic itself, unclipped: the noisy sum of the run's validation
         terms (less the range's midpoint), divided by the expected number of validation
-        rows ``validation_fraction * n_samples`` and added back to the midpoint. It can lie
+        rows ``cv * n_samples`` and added back to the midpoint. It can lie
         outside the score's range (noise, and the realised number of validation rows, which
         is private and so not used, differs from the expected one); the best of several
         noisy scores also tends to be above the model's true score.
@@ -106,12 +128,14 @@ _COMMON_ATTRIBUTES = """best_estimator_ : estimator
     n_features_in_ : int
         Number of features seen by ``best_estimator_``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
-        Feature names, when ``X`` had string column names."""
+        Feature names, when ``X`` had string column names.
+"""
 
-_NOTES = """Guarantee: the whole search, including the choice of the best run, is
+_NOTES = """
+    Guarantee: the whole search, including the choice of the best run, is
     ``(epsilon_, delta_)``-DP for add/remove-one-row neighbouring datasets (one row of ``X``;
     one person only if each person has one row). Rows are assigned independently to a
-    training part (fraction ``1 - validation_fraction``) and a validation part. One run draws
+    training part (fraction ``1 - cv``) and a validation part. One run draws
     hyperparameters uniformly at random (independently of the data), trains the estimator
     with per-run epsilon ``per_run_epsilon_`` on the training part and releases the sum of
     its validation terms (less the midpoint of their range) with Gaussian noise. A row is in
@@ -123,7 +147,7 @@ _NOTES = """Guarantee: the whole search, including the choice of the best run, i
     the split (the sum's sensitivity, half the range's width, does not depend on the number
     of rows), and a DP-SGD run plans its sampling rate, its steps and its noise, and divides
     its noisy gradient sums, by the public expected training size
-    ``round((1 - validation_fraction) * n_samples)``; it samples each row of its training
+    ``round((1 - cv) * n_samples)``; it samples each row of its training
     part with that rate, so its spend is exactly the planned one. Estimators whose plan
     depends on the number of rows and that cannot be given a public one are refused.
 
@@ -157,15 +181,26 @@ _NOTES = """Guarantee: the whole search, including the choice of the best run, i
     would be the best of ``k`` fixed runs, whose privacy loss can reach ``k`` times a run's
     (for a run that is epsilon-DP, the event "no run succeeds" has probability ratio
     ``e^(k epsilon)``). The wall-clock time of the search grows with the number of runs:
-    do not publish it either."""
+    do not publish it either.
+"""
 
-_REFERENCES = """.. [1] N. Papernot and T. Steinke, "Hyperparameter tuning with Renyi differential
+_REFERENCES = """
+    .. [1] N. Papernot and T. Steinke, "Hyperparameter tuning with Renyi differential
        privacy", ICLR 2022 (arXiv:2110.03620).
     .. [2] J. Liu and K. Talwar, "Private selection from private candidates", STOC 2019.
     .. [3] C. Canonne, G. Kamath and T. Steinke, "The discrete Gaussian for differential
-       privacy", NeurIPS 2020, Proposition 12."""
+       privacy", NeurIPS 2020, Proposition 12.
+"""
+
+_DOCS = {
+    "search_parameters": _COMMON_PARAMS,
+    "search_attributes": _COMMON_ATTRIBUTES,
+    "search_notes": _NOTES,
+    "search_references": _REFERENCES,
+}
 
 
+@Substitution(**_DOCS)
 class PrivateRandomSearchCV(_BasePrivateSearch):
     """Differentially private random search over the hyperparameters of a DP estimator.
 
@@ -191,12 +226,12 @@ class PrivateRandomSearchCV(_BasePrivateSearch):
         Parameters left out keep the estimator's values, for skprivate's DP-SGD estimators
         the ``"auto"`` plan. A learning rate relative to the ``"auto"`` one, which depends on
         each run's calibrated epsilon, is written :class:`RelativeToAuto`:
-        ``{{"learning_rate": [RelativeToAuto(f) for f in (0.5, 1, 2)]}}``.
-    {common}
+        ``{"learning_rate": [RelativeToAuto(f) for f in (0.5, 1, 2)]}``.
+    %(search_parameters)s
 
     Attributes
     ----------
-    {attributes}
+    %(search_attributes)s
 
     See Also
     --------
@@ -206,11 +241,11 @@ class PrivateRandomSearchCV(_BasePrivateSearch):
 
     Notes
     -----
-    {notes}
+    %(search_notes)s
 
     References
     ----------
-    {references}
+    %(search_references)s
 
     Examples
     --------
@@ -222,7 +257,7 @@ class PrivateRandomSearchCV(_BasePrivateSearch):
     >>> # learning rates as multiples of each run's "auto" rate; the rest stays "auto"
     >>> search = PrivateRandomSearchCV(
     ...     DPLSSGDClassifier(classes=range(10)),
-    ...     {{"learning_rate": [RelativeToAuto(f) for f in (0.5, 1, 2)], "alpha": [0.0, 1e-3]}},
+    ...     {"learning_rate": [RelativeToAuto(f) for f in (0.5, 1, 2)], "alpha": [0.0, 1e-3]},
     ...     epsilon=2.0, mean_candidates=5, random_state=0,
     ... )
     >>> search = search.fit(X, y)
@@ -250,36 +285,41 @@ class PrivateRandomSearchCV(_BasePrivateSearch):
         *,
         epsilon=1.0,
         delta=1e-5,
-        n_candidates="poisson",
+        n_candidates_distribution="poisson",
         mean_candidates=10,
         scoring=None,
         score_range=None,
-        validation_fraction=0.2,
+        cv=0.2,
         score_epsilon=None,
         accountant=None,
         n_jobs=None,
         random_state=None,
         verbose=0,
+        n_candidates=DEPRECATED,
+        validation_fraction=DEPRECATED,
     ):
         self.estimator = estimator
         self.param_distributions = param_distributions
         self.epsilon = epsilon
         self.delta = delta
-        self.n_candidates = n_candidates
+        self.n_candidates_distribution = n_candidates_distribution
         self.mean_candidates = mean_candidates
         self.scoring = scoring
         self.score_range = score_range
-        self.validation_fraction = validation_fraction
+        self.cv = cv
         self.score_epsilon = score_epsilon
         self.accountant = accountant
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.n_candidates = n_candidates
+        self.validation_fraction = validation_fraction
 
     def _support(self):
         return random_support(type(self).__name__, self.param_distributions)
 
 
+@Substitution(**_DOCS)
 class PrivateGridSearchCV(_BasePrivateSearch):
     """Differentially private search over a parameter grid of a DP estimator.
 
@@ -302,11 +342,11 @@ class PrivateGridSearchCV(_BasePrivateSearch):
     param_grid : dict or list of dicts
         As for scikit-learn's ``GridSearchCV``: parameter names mapped to lists of values;
         every point of the grid (of every dict) is drawn with the same probability.
-    {common}
+    %(search_parameters)s
 
     Attributes
     ----------
-    {attributes}
+    %(search_attributes)s
 
     See Also
     --------
@@ -314,11 +354,11 @@ class PrivateGridSearchCV(_BasePrivateSearch):
 
     Notes
     -----
-    {notes}
+    %(search_notes)s
 
     References
     ----------
-    {references}
+    %(search_references)s
 
     Examples
     --------
@@ -332,8 +372,8 @@ class PrivateGridSearchCV(_BasePrivateSearch):
     >>> # guarantee; in a release, scale with public bounds (FunctionTransformer).
     >>> search = PrivateGridSearchCV(
     ...     make_pipeline(MinMaxScaler(clip=True), DPLSSGDClassifier(max_iter=5)),
-    ...     {{"dplssgdclassifier__learning_rate": [0.3, 1.0, 3.0]}},
-    ...     epsilon=2.0, n_candidates="geometric", mean_candidates=4, random_state=0,
+    ...     {"dplssgdclassifier__learning_rate": [0.3, 1.0, 3.0]},
+    ...     epsilon=2.0, n_candidates_distribution="geometric", mean_candidates=4, random_state=0,
     ... )
     >>> search = search.fit(X, y)
     >>> bool(search.epsilon_ <= 2.0), sorted(search.best_params_)
@@ -354,40 +394,36 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         *,
         epsilon=1.0,
         delta=1e-5,
-        n_candidates="poisson",
+        n_candidates_distribution="poisson",
         mean_candidates=10,
         scoring=None,
         score_range=None,
-        validation_fraction=0.2,
+        cv=0.2,
         score_epsilon=None,
         accountant=None,
         n_jobs=None,
         random_state=None,
         verbose=0,
+        n_candidates=DEPRECATED,
+        validation_fraction=DEPRECATED,
     ):
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon = epsilon
         self.delta = delta
-        self.n_candidates = n_candidates
+        self.n_candidates_distribution = n_candidates_distribution
         self.mean_candidates = mean_candidates
         self.scoring = scoring
         self.score_range = score_range
-        self.validation_fraction = validation_fraction
+        self.cv = cv
         self.score_epsilon = score_epsilon
         self.accountant = accountant
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.n_candidates = n_candidates
+        self.validation_fraction = validation_fraction
 
     def _support(self):
         return grid_support(type(self).__name__, self.param_grid)
 
-
-for _cls in (PrivateRandomSearchCV, PrivateGridSearchCV):
-    _cls.__doc__ = _cls.__doc__.format(
-        common=_COMMON_PARAMS,
-        attributes=_COMMON_ATTRIBUTES,
-        notes=_NOTES,
-        references=_REFERENCES,
-    )

@@ -3,7 +3,8 @@
 The privacy argument (which theorem, why a run's cost is the larger of its training and
 scoring costs) is stated in ``_tuning_accounting``, next to the code that computes it; the
 per-run epsilon is solved for in ``_calibration``; the candidate space is read in
-``_candidates``.
+``_candidates``; the prediction methods that delegate to the released model are in
+``_delegation``.
 """
 
 import sys
@@ -18,8 +19,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone,
 from sklearn.metrics import check_scoring
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, indexable
+from sklearn.utils.validation import indexable
 
 from .._caveats import score_vouched
 from .._dpsgd._plan import PUBLIC_N_SAMPLES
@@ -27,6 +27,7 @@ from ..base import DPEstimatorMixin, _n_rows
 from ..mechanisms import check_rng
 from ..utils._compat import get_tags
 from ..utils._compat import safe_indexing as _safe_indexing
+from ..utils._deprecation import deprecated_option, renamed_value
 from . import _calibration
 from . import _tuning_accounting as ta
 from ._candidates import (
@@ -38,6 +39,7 @@ from ._candidates import (
     space_caveats,
     split_run_budget,
 )
+from ._delegation import _DelegateToBestMixin
 from ._runs import (
     _accuracy,
     _check_no_sample_weight,
@@ -78,7 +80,9 @@ class _Plan:
     plan_on_public: bool
 
 
-class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
+class _BasePrivateSearch(
+    _DelegateToBestMixin, DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator
+):
     """What the private random and grid searches share.
 
     A subclass states its candidate space through :meth:`_support` (every candidate a run
@@ -88,22 +92,57 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
     _parameter_constraints = {
         **DPEstimatorMixin._dp_parameter_constraints,
         "estimator": [HasMethods(["fit"])],
-        "n_candidates": [
+        "n_candidates_distribution": [
             StrOptions(set(_DISTRIBUTIONS)),
             Interval(Real, -1, None, closed="neither"),
         ],
         "mean_candidates": [Interval(Real, 1, None, closed="left")],
         "scoring": [str, callable, None],
         "score_range": [tuple, list, Real, None],
-        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        # A float is the one form the privacy argument covers; an int or a splitter gets
+        # an error that says why (_renamed_params).
+        "cv": [Interval(Real, 0, 1, closed="neither"), Integral, HasMethods(["split"])],
         "score_epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
+        # The names before 0.1, kept for one release (FutureWarning).
+        "n_candidates": [
+            StrOptions(set(_DISTRIBUTIONS)),
+            Interval(Real, -1, None, closed="neither"),
+            deprecated_option(),
+        ],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), deprecated_option()],
     }
 
     # --- parameters --------------------------------------------------------------------
+    def _renamed_params(self, warn=False):
+        """``(n_candidates_distribution, validation fraction)``, the old names applied.
+
+        ``warn=True`` (once per fit, from :meth:`_check_params`) emits the FutureWarning of
+        an old name.
+        """
+        name = type(self).__name__
+        distribution = renamed_value(
+            self.n_candidates_distribution, self.n_candidates,
+            new="n_candidates_distribution", old="n_candidates", default="poisson",
+            owner=name, warn=warn,
+        )
+        fraction = renamed_value(
+            self.cv, self.validation_fraction, new="cv", old="validation_fraction",
+            default=0.2, owner=name, warn=warn,
+        )
+        if isinstance(fraction, Integral) or hasattr(fraction, "split"):
+            raise ValueError(
+                f"{name}: cv={fraction!r}, but the private search validates on one random "
+                "split, given as the fraction of rows held out: cv=0.2 holds out each row "
+                "with probability 0.2. Folds (an int) or a splitter would train every "
+                "candidate several times on overlapping rows, which the search's privacy "
+                "argument does not cover. Pass a float in (0, 1)."
+            )
+        return distribution, float(fraction)
+
     def _distribution(self):
-        value = self.n_candidates
+        value = self._renamed_params()[0]
         return _DISTRIBUTIONS[value] if isinstance(value, str) else float(value)
 
     def _support(self):
@@ -112,6 +151,7 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
 
     def _check_params(self):
         name = type(self).__name__
+        self._renamed_params(warn=True)
         dp = dp_step(self.estimator)
         for path, step in run_dp_steps(self.estimator):
             if getattr(step, "accountant", None) is not None:
@@ -261,16 +301,15 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         # Public sizes: every noise scale and sampling rate of a run comes from these, never
         # from the realised sizes of the random parts, which depend on the private rows (a
         # row that is added lands in one part and changes its size).
-        p = float(self.validation_fraction)
+        p = self._renamed_params()[1]
         n_train_public = max(1, int(round((1.0 - p) * n_samples)))
         is_val = rng.random(n_samples) < p
         if is_val.all():
-            # Probability validation_fraction ** n_samples: negligible beside delta for any
-            # data set a search is meant for; nothing has been read or spent.
+            # Probability cv ** n_samples: negligible beside delta for any data set a
+            # search is meant for; nothing has been read or spent.
             raise ValueError(
-                f"{name}: the random split of {n_samples} rows with validation_fraction="
-                f"{self.validation_fraction!r} left no training row. Use more rows or a "
-                "smaller validation_fraction."
+                f"{name}: the random split of {n_samples} rows with cv={p!r} left no "
+                "training row. Use more rows or a smaller cv."
             )
         n_runs = ta.sample_n_runs(rng, self._distribution(), self.mean_candidates)
         if n_runs == 0:
@@ -436,7 +475,7 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
             ),
             "split": (
                 f"each row to validation independently with probability "
-                f"{float(self.validation_fraction):g}; the realised sizes of the parts are "
+                f"{self._renamed_params()[1]:g}; the realised sizes of the parts are "
                 "private (neither shown nor used)"
             ),
             "per_run_epsilon": float(plan.eps_run),
@@ -476,130 +515,6 @@ class _BasePrivateSearch(DPEstimatorMixin, MetaEstimatorMixin, BaseEstimator):
         results["mean_test_score"] = np.array([score])
         results["rank_test_score"] = np.array([1], dtype=np.int32)
         return results
-
-    # --- delegation to the best run's model ---------------------------------------------------
-    # Each delegating method keeps its own numpydoc docstring (the API reference and the
-    # docstring test read them), as scikit-learn's BaseSearchCV does; the repeated shape
-    # of these short methods is deliberate.
-    def _has(attr):
-        def check(self):
-            if hasattr(self, "best_estimator_"):
-                return hasattr(self.best_estimator_, attr)
-            return hasattr(self.estimator, attr)
-
-        return check
-
-    @available_if(_has("predict"))
-    def predict(self, X):
-        """Predict with the released model ``best_estimator_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.predict(X)
-
-    @available_if(_has("predict_proba"))
-    def predict_proba(self, X):
-        """Class probabilities from ``best_estimator_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-        """
-        check_is_fitted(self)
-        return self._all_classes(self.best_estimator_.predict_proba(X), 0.0)
-
-    @available_if(_has("predict_log_proba"))
-    def predict_log_proba(self, X):
-        """Log class probabilities from ``best_estimator_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-        """
-        check_is_fitted(self)
-        return self._all_classes(self.best_estimator_.predict_log_proba(X), -np.inf)
-
-    @available_if(_has("decision_function"))
-    def decision_function(self, X):
-        """Decision function of ``best_estimator_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input.
-
-        Returns
-        -------
-        scores : ndarray
-        """
-        check_is_fitted(self)
-        scores = self.best_estimator_.decision_function(X)
-        seen = self.best_estimator_.classes_
-        if len(seen) == len(self.classes_) or scores.ndim != 1:
-            return self._all_classes(scores, -np.inf) if scores.ndim == 2 else scores
-        # a binary model among more classes: +d for its positive class, -d for the other
-        return self._all_classes(np.column_stack([-scores, scores]), -np.inf)
-
-    def _all_classes(self, columns, missing):
-        """Columns of the released model placed under ``classes_``; ``missing`` elsewhere."""
-        seen = self.best_estimator_.classes_
-        if len(seen) == len(self.classes_):
-            return columns
-        full = np.full((columns.shape[0], len(self.classes_)), missing, dtype=np.float64)
-        full[:, np.searchsorted(self.classes_, seen)] = columns
-        return full
-
-    @available_if(_has("transform"))
-    def transform(self, X):
-        """Transform with ``best_estimator_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Input.
-
-        Returns
-        -------
-        X_new : ndarray
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.transform(X)
-
-    @available_if(_has("score"))
-    def score(self, X, y=None):
-        """Score of ``best_estimator_`` on ``X`` (its own ``score``; use public test data).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Test rows.
-        y : array-like of shape (n_samples,), default=None
-            Targets.
-
-        Returns
-        -------
-        score : float
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.score(X, y)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

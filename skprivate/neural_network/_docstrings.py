@@ -1,6 +1,13 @@
-"""Docstring fragments shared by the DP-LSSGD nets (one text, two classes)."""
+"""Docstring fragments of the DP-LSSGD nets, filled by :class:`skprivate.utils._docstrings.Substitution`.
 
-SHARED_PARAMETERS = """
+One text, two classes: ``NET_DOCS`` holds every fragment of the nets by its placeholder name,
+the package-wide ones (``SHARED_DOCS``) included.
+"""
+
+from ..utils._docstrings import SHARED_DOCS, fragment
+
+NET_PARAMETERS_HEAD = fragment(
+    """
     optimizer : torch.optim.Optimizer class, default=torch.optim.SGD
         The update rule. It receives the smoothed noisy gradient as each parameter's
         ``.grad``; momentum, weight decay (``optimizer__weight_decay``) and adaptive
@@ -35,7 +42,11 @@ SHARED_PARAMETERS = """
         scores computed on them without noise in ``history_``: that is outside the guarantee,
         and the fit emits a :class:`~skprivate.exceptions.PrivacyLeakWarning`. (skorch's own
         nets split off 20 % for validation by default.)
-{extra_parameters}
+    """
+)
+
+NET_PARAMETERS_TAIL = fragment(
+    """
     verbose : int, default=0
         0 prints nothing. 1 shows a progress bar over the steps on stderr (tqdm when
         installed) and prints skorch's table after every epoch: the epoch, the ``epsilon``
@@ -47,11 +58,10 @@ SHARED_PARAMETERS = """
         smallest one whose epsilon at ``delta`` is at most this. Ignored when
         ``noise_multiplier`` is given.
 
-    delta : float, default=1e-5
-        Target delta, in (0, 1); use well below ``1 / n_samples``.
+    %(delta)s
 
     smoothing : float, default=0.0
-        Strength ``sigma >= 0`` of the Laplacian smoothing ``(I + (-1)^n sigma L^n)^{{-1}}``
+        Strength ``sigma >= 0`` of the Laplacian smoothing ``(I + (-1)^n sigma L^n)^{-1}``
         applied to the noisy gradient of every parameter tensor. ``0`` is plain DP-SGD. The
         DP-LSSGD authors use 0.1 to 1.5. It damps the high-frequency part of the noise and
         favours neighbouring coordinates of a tensor (flattened row-major) being alike, which
@@ -61,7 +71,7 @@ SHARED_PARAMETERS = """
     smoothing_order : int, default=1
         Power ``n >= 1`` of the periodic one-dimensional Laplacian ``L``.
 
-    smoothing_blocks : {{"per_tensor", "global"}}, default="per_tensor"
+    smoothing_blocks : {"per_tensor", "global"}, default="per_tensor"
         ``"per_tensor"``: each parameter tensor, flattened row-major, is one vector to smooth
         (as the authors do), so the smoothing never joins two tensors; tensors of one element
         pass unchanged. ``"global"``: all trainable parameters, concatenated in the order of
@@ -72,15 +82,9 @@ SHARED_PARAMETERS = """
         down to at most this Euclidean norm: the sensitivity ``C``. 0.3 clips most
         examples, so each counts the same (measured on digits: 2 points above 1.0).
 
-    noise_multiplier : float, default=None
-        Standard deviation of the Gaussian noise divided by ``max_grad_norm``. None: the
-        smallest one that meets ``(epsilon, delta)``. Given: used as is, ``epsilon`` is
-        ignored, and ``epsilon_`` reports what it achieves.
+    %(noise_multiplier)s
 
-    accounting : {{"rdp", "pld"}}, default="pld"
-        Privacy accountant for the composition over steps: privacy loss distributions
-        (tighter: less noise at the same epsilon) or Renyi DP. See
-        :func:`~skprivate.accounting.dpsgd_epsilon`.
+    %(accounting)s
 
     average : bool or "auto", default="auto"
         Weights returned by each call: ``"auto"``, the mean of the iterates of the second
@@ -144,9 +148,11 @@ SHARED_PARAMETERS = """
         Parameters of the components, prefixed by their name as in skorch:
         ``module__hidden=32``, ``criterion__weight=...``, ``optimizer__momentum=0.9``,
         ``iterator_train__num_workers=2``, ``callbacks__print_log__...``.
-"""
+    """
+)
 
-SHARED_ATTRIBUTES = """
+NET_ATTRIBUTES_HEAD = fragment(
+    """
     module_ : torch.nn.Module
         The trained network.
 
@@ -162,7 +168,11 @@ SHARED_ATTRIBUTES = """
         measure, not the guarantee of a fit stopped early) and ``dur``; ``valid_*``
         entries only with a ``train_split``. Batch entries are empty: per-batch losses and
         sizes are not kept.
-{extra_attributes}
+    """
+)
+
+NET_ATTRIBUTES_TAIL = fragment(
+    """
     epsilon_ : float
         The epsilon of the fitted model at ``delta_``: the planned one of this fit (at most
         ``epsilon`` when the noise was calibrated, and within 1 % of it), also when a callback
@@ -170,8 +180,7 @@ SHARED_ATTRIBUTES = """
         composition of every call's plan since the module was initialized. The fixed-seed,
         ``delta`` and ``epsilon > 10`` caveats are checked on this composed value.
 
-    delta_ : float
-        The delta of the guarantee.
+    %(delta_)s
 
     noise_multiplier_ : float
         The noise multiplier of the last call.
@@ -189,11 +198,12 @@ SHARED_ATTRIBUTES = """
     lr_ : float
         The learning rate of the last call (``lr``, or its ``"auto"`` value).
 
-    privacy_report_ : PrivacyReport
-        The mechanism, its parameters, the guarantee and any caveats.
-"""
+    %(privacy_report_)s
+    """
+)
 
-NOTES = """
+NET_NOTES = fragment(
+    """
     **Guarantee.** The fitted network (``module_``, the optimizer's state, and the
     ``history_`` without ``train_split``) is ``(epsilon_, delta_)``-differentially private
     with respect to adding or removing one row of ``(X, y)``: the unit protected is one row,
@@ -239,25 +249,18 @@ NOTES = """
     **Devices.** The per-example gradients, the noise (a ``torch.Generator`` on the
     module's device) and the smoothing (``torch.fft``) all run on the module's device; the
     batch indices are drawn on the CPU.
-"""
+    """
+)
 
-REFERENCES = """
-    .. [1] B. Wang, Q. Gu, M. Boedihardjo, F. Barekat and S. Osher, "DP-LSSGD: A stochastic
-       optimization method to lift the utility in privacy-preserving ERM", MSML 2020,
-       arXiv:1906.12056.
-    .. [2] I. Mironov, K. Talwar and L. Zhang, "Renyi differential privacy of the sampled
-       Gaussian mechanism", arXiv:1908.10530, 2019.
-    .. [3] C. Dwork and A. Roth, "The algorithmic foundations of differential privacy",
-       Foundations and Trends in TCS 9(3-4), 2014, Proposition 2.1.
-"""
-
-REFERENCE_TANH = """\
+REFERENCE_TANH = fragment(
+    """
     .. [4] N. Papernot, A. Thakurta, S. Song, S. Chien and U. Erlingsson, "Tempered sigmoid
        activations for deep learning with differential privacy", AAAI 2021.
-"""
+    """
+)
 
-CLASSIFIER_DOC = """Differentially private neural-network classifier trained by DP-LSSGD (skorch).
-
+CLASSIFIER_BODY = fragment(
+    """
     A :class:`skorch.NeuralNetClassifier` whose training step is DP-SGD (Poisson-sampled
     batches, per-example clipping of the whole gradient, Gaussian noise) with the noisy
     gradient Laplacian-smoothed before the optimizer step, as in Wang et al. [1]_.
@@ -286,10 +289,21 @@ CLASSIFIER_DOC = """Differentially private neural-network classifier trained by 
         The loss. In training it is evaluated on each example alone, with
         ``reduction="none"`` (so that per-class weights apply) and averaged over that
         example's outputs (summed if the criterion's reduction is ``"sum"``).
-{parameters}
+
+    %(net_parameters_head)s
+
+    %(net_classes)s
+
+    %(net_parameters_tail)s
+
     Attributes
     ----------
-{attributes}
+    %(net_attributes_head)s
+
+    %(net_classes_)s
+
+    %(net_attributes_tail)s
+
     See Also
     --------
     DPLSSGDNeuralNetRegressor : The regression counterpart.
@@ -299,7 +313,8 @@ CLASSIFIER_DOC = """Differentially private neural-network classifier trained by 
 
     Notes
     -----
-{notes}
+    %(net_notes)s
+
     **Labels.** As in skorch, ``y`` holds the class indices ``0, ..., K - 1`` of the
     module's ``K`` outputs (int64), and ``predict`` returns those indices. With
     ``classes=None`` the set of labels, ``classes_``, is read from ``y`` without noise (a
@@ -317,9 +332,9 @@ CLASSIFIER_DOC = """Differentially private neural-network classifier trained by 
     Bounded activations (tanh, the example below) often do better than ReLU under
     DP-SGD [4]_.
 
-    References
-    ----------
-{references}
+    %(dpsgd_references_section)s
+    %(reference_tanh)s
+
     Examples
     --------
     >>> import numpy as np
@@ -350,9 +365,10 @@ CLASSIFIER_DOC = """Differentially private neural-network classifier trained by 
     >>> len(clf.history) == clf.n_iter_, clf.history[-1, "epsilon"] == clf.epsilon_
     (True, True)
     """
+)
 
-REGRESSOR_DOC = """Differentially private neural-network regressor trained by DP-LSSGD (skorch).
-
+REGRESSOR_BODY = fragment(
+    """
     A :class:`skorch.NeuralNetRegressor` whose training step is DP-SGD (Poisson-sampled
     batches, per-example clipping of the whole gradient, Gaussian noise) with the noisy
     gradient Laplacian-smoothed before the optimizer step, as in Wang et al. [1]_.
@@ -374,10 +390,17 @@ REGRESSOR_DOC = """Differentially private neural-network regressor trained by DP
         The loss. In training it is evaluated on each example alone, with
         ``reduction="none"``, and averaged over that example's outputs (summed if the
         criterion's reduction is ``"sum"``).
-{parameters}
+
+    %(net_parameters_head)s
+
+    %(net_parameters_tail)s
+
     Attributes
     ----------
-{attributes}
+    %(net_attributes_head)s
+
+    %(net_attributes_tail)s
+
     See Also
     --------
     DPLSSGDNeuralNetClassifier : The classification counterpart.
@@ -386,7 +409,8 @@ REGRESSOR_DOC = """Differentially private neural-network regressor trained by DP
 
     Notes
     -----
-{notes}
+    %(net_notes)s
+
     **Targets.** As in skorch, ``y`` has shape ``(n_samples, n_outputs)``; a 1-d ``y`` is
     read as one column, and ``predict`` returns shape ``(n_samples, n_outputs)``. Scale the
     targets with public bounds to about unit range: per-example clipping bounds each row's
@@ -396,9 +420,8 @@ REGRESSOR_DOC = """Differentially private neural-network regressor trained by DP
     **Defaults.** The classifier's "auto" plan (see its Notes); it was measured on
     classification only, so check it on public data of the same shape.
 
-    References
-    ----------
-{references}
+    %(dpsgd_references_section)s
+
     Examples
     --------
     >>> import numpy as np
@@ -417,34 +440,36 @@ REGRESSOR_DOC = """Differentially private neural-network regressor trained by DP
     >>> reg.score(X, y) > 0.5
     True
     """
+)
 
-
-CLASSES_PARAMETER = """
+CLASSES_PARAMETER = fragment(
+    """
     classes : array-like or None, default=None
         The class labels, one per output of the module, reported as ``classes_``; ``y``
         then holds indices into them, and an index outside is refused with an error naming
         ``classes``. None (skorch's default): read from ``y`` without noise, with a caveat
         in ``privacy_report_`` and in the fit's :class:`~skprivate.exceptions.PrivacyLeakWarning`.
-"""
+    """
+)
 
-CLASSES_ATTRIBUTE = """
+CLASSES_ATTRIBUTE = fragment(
+    """
     classes_ : ndarray of shape (n_classes,)
         The class labels (the indices of the module's outputs), from ``classes`` or ``y``.
-"""
+    """
+)
 
-
-def build_doc(template, *, classifier):
-    """Fill ``template`` with the shared fragments."""
-    parameters = SHARED_PARAMETERS.format(
-        extra_parameters=CLASSES_PARAMETER if classifier else ""
-    )
-    attributes = SHARED_ATTRIBUTES.format(
-        extra_attributes=CLASSES_ATTRIBUTE if classifier else ""
-    )
-    references = REFERENCES + (REFERENCE_TANH if classifier else "")
-    return template.format(
-        parameters=parameters,
-        attributes=attributes.lstrip("\n"),
-        notes=NOTES.lstrip("\n"),
-        references=references.lstrip("\n"),
-    )
+#: Every fragment of the nets' docstrings by its placeholder name.
+NET_DOCS = {
+    **SHARED_DOCS,
+    "net_parameters_head": NET_PARAMETERS_HEAD,
+    "net_classes": CLASSES_PARAMETER,
+    "net_parameters_tail": NET_PARAMETERS_TAIL,
+    "net_attributes_head": NET_ATTRIBUTES_HEAD,
+    "net_classes_": CLASSES_ATTRIBUTE,
+    "net_attributes_tail": NET_ATTRIBUTES_TAIL,
+    "net_notes": NET_NOTES,
+    "reference_tanh": REFERENCE_TANH,
+    "net_classifier_body": CLASSIFIER_BODY,
+    "net_regressor_body": REGRESSOR_BODY,
+}

@@ -9,10 +9,19 @@ known, and refused, before any teacher is trained.
 The rule (derived here, measured in ``benchmarks/pate_adult.py`` and
 ``benchmarks/pate_small.py``):
 
-- The data-independent GNMax bound is ``RDP(lambda) = k lambda / sigma^2`` for ``k``
-  answers at noise ``sigma`` (Papernot et al. 2018, Proposition 8, composed by Mironov 2017,
-  Proposition 1). A target ``(epsilon, delta)`` therefore fixes the load ``L = k / sigma^2``:
-  more queries cost exactly as much as proportionally more noise variance.
+- ``k`` GNMax answers at noise ``sigma`` are, for continuous noise, exactly the Gaussian
+  mechanism composed ``k`` times on a histogram of l2 sensitivity ``sqrt(2)``: ``mu``-GDP
+  with ``mu = sqrt(2 k) / sigma`` (Dong, Roth and Su 2022), whose epsilon is a function of
+  ``k / sigma^2`` only (the papers' RDP bound, ``RDP(lambda) = k lambda / sigma^2``, 2018
+  Proposition 8, is too). A target ``(epsilon, delta)`` therefore fixes the load ``L = k /
+  sigma^2``: more queries cost exactly as much as proportionally more noise variance. The
+  epsilon computed and reported is the exact composition of the discrete Gaussian actually
+  drawn (privacy-loss distributions, :func:`skprivate.accounting.pate_epsilon` with
+  ``accounting="pld"``), or the RDP bound where that is smaller; the search uses the
+  closed form as a fast stand-in (:func:`_search_epsilon`) and the chosen plan is checked
+  with the exact accountant. At epsilon 2 and delta 1e-5 the exact composition affords
+  about 16% more answers than the RDP bound at the same noise (1,257 against 1,081 at
+  ``sigma = 100``).
 - The vote margin of an ensemble scales with the number of teachers ``T``: if a fraction
   ``a`` of the teachers agree, the gap between the top two counts is about ``(2a - 1) T``.
   A query is answered correctly with probability about ``Phi((2a - 1) T / (sqrt(2) sigma))``,
@@ -49,8 +58,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import norm
 
-from ..accounting._pate import _to_epsilon, pate_epsilon
+from ..accounting._pate import _to_epsilon, gdp_epsilon, pate_epsilon
 from ..accounting._pate_smooth import _default_sanitization, gnss_rdp
 from ..accounting._calibrate import NoFeasiblePointError, solve_monotone
 from ..accounting._sgm import _MAX_NOISE as _MAX_NOISE_SCALE
@@ -76,6 +86,23 @@ _THRESHOLD_PER_TEACHER = 200.0 / 250
 _THRESHOLD_NOISE_RATIO = 150.0 / 40
 # epsilon=None with n_queries=None: the number of queries when no budget limits it.
 _QUERIES_WITHOUT_BUDGET = 500
+
+
+def relative_noise(binary, n_classes):
+    """The relative noise ``sigma / T`` for ``n_classes`` classes, from the binary one.
+
+    With ``C`` classes a query goes wrong when any of the ``C - 1`` other noisy counts
+    overtakes the top one. By the union bound a unanimous vote is then answered wrongly with
+    probability at most ``(C - 1) Phi(-1 / (sqrt(2) s))``; this returns the ``s`` at which
+    that equals the two-class probability ``Phi(-1 / (sqrt(2) binary))``, so a unanimous
+    vote is as safe with ``C`` classes as with two. ``binary`` itself for two classes (or
+    an unknown number); for ten, ``0.4`` becomes ``0.27`` and ``1.0`` becomes ``0.37``.
+    """
+    c = max(int(n_classes or 2), 2)
+    if c == 2:
+        return float(binary)
+    z = norm.isf(norm.sf(1.0 / (math.sqrt(2.0) * binary)) / (c - 1))
+    return float(1.0 / (math.sqrt(2.0) * z))
 
 
 @dataclass(frozen=True)
@@ -114,11 +141,15 @@ def sanitization(n_queries, n_teachers, mechanism, scale, delta, threshold, sigm
     )
 
 
-def plan_epsilon(n_queries, aggregator, scale, threshold, sigma1, delta, n_teachers, release):
+def plan_epsilon(n_queries, aggregator, scale, threshold, sigma1, delta, n_teachers, release,
+                 accounting="pld"):
     """Data-independent epsilon of ``n_queries`` answers (and of the sanitised release).
 
     Every asked query is counted as answered, so the bound holds whatever the votes. With
     ``release``, the sanitised epsilon's release (GNSS, ``gnss_rdp``) is composed in RDP.
+    Without it, GNMax and Confident-GNMax are composed exactly (``accounting="pld"``, the
+    privacy-loss distribution of the discrete Gaussian; see
+    :mod:`skprivate.accounting._pate`), which is what ``epsilon_`` reports.
     """
     if n_queries == 0:
         return 0.0
@@ -127,6 +158,7 @@ def plan_epsilon(n_queries, aggregator, scale, threshold, sigma1, delta, n_teach
     cost = pate_epsilon(
         placeholder, mechanism=mechanism, noise_scale=scale, delta=delta,
         data_dependent=False, threshold=threshold, threshold_noise_scale=sigma1,
+        accounting=accounting,
     )
     if not release:
         return float(cost.epsilon_data_independent)
@@ -144,6 +176,33 @@ def plan_epsilon(n_queries, aggregator, scale, threshold, sigma1, delta, n_teach
         alone, _ = _to_epsilon(cost.orders, release_rdp, delta, "improved")
         epsilon = min(epsilon, n_queries * 2.0 / scale + alone)
     return float(epsilon)
+
+
+def _search_epsilon(n_queries, aggregator, scale, threshold, sigma1, delta, n_teachers,
+                    release):
+    """A fast stand-in for :func:`plan_epsilon` while the calibration searches.
+
+    The PLD accountant takes tens of milliseconds per call; a search makes dozens. For the
+    Gaussian aggregators without the sanitised release, the search uses the smaller of the
+    RDP bound and the closed-form Gaussian DP epsilon of the continuous noise, ``mu =
+    sqrt(2 k / sigma^2 + k / sigma_1^2)`` (Dong, Roth and Su 2022), raised by 0.1% (the
+    discrete noise's PLD agrees with it to about 1e-5 relative at the noise levels the
+    calibration reaches). :func:`calibrate` then computes the chosen plan's epsilon with
+    :func:`plan_epsilon` and, should it exceed the target, searches again with it: the
+    stand-in only guides the search, the guarantee is always the exact accountant's.
+    """
+    rdp_only = plan_epsilon(n_queries, aggregator, scale, threshold, sigma1, delta,
+                            n_teachers, release, accounting="rdp")
+    if release or MECHANISM[aggregator] != "gaussian" or n_queries == 0:
+        return rdp_only
+    mu2 = 2.0 * n_queries / float(scale) ** 2
+    if sigma1 is not None:
+        mu2 += n_queries / float(sigma1) ** 2
+    return min(rdp_only, 1.001 * gdp_epsilon(math.sqrt(mu2), delta))
+
+
+class _Overshoot(Exception):
+    """The stand-in of the search chose a plan whose exact epsilon exceeds the target."""
 
 
 def affordable_queries(cost, epsilon, k_max):
@@ -179,11 +238,25 @@ def smallest_noise(cost, epsilon, start):
         return None
 
 
-def calibrate(
-    *, epsilon, delta, aggregator, n_teachers, n_public, n_classes, noise_scale, n_queries,
-    threshold, threshold_noise_scale, release, name="PATEClassifier",
-):
+def calibrate(**kwargs):
     """The fit's :class:`QueryPlan`, from public numbers only; raises if infeasible.
+
+    Searches with the fast stand-in :func:`_search_epsilon`, then checks the plan with the
+    exact accountant (:func:`plan_epsilon`); in the rare case the plan overshoots the
+    target, searches again with the exact accountant. Keyword arguments as
+    :func:`_calibrate`.
+    """
+    try:
+        return _calibrate(**kwargs, fast=True)
+    except _Overshoot:
+        return _calibrate(**kwargs, fast=False)
+
+
+def _calibrate(
+    *, epsilon, delta, aggregator, n_teachers, n_public, n_classes, noise_scale, n_queries,
+    threshold, threshold_noise_scale, release, name="PATEClassifier", fast=False,
+):
+    """:func:`calibrate`'s search; ``fast`` searches with :func:`_search_epsilon`.
 
     ``n_public`` may be None (a plan made before the public points are known, as the
     private searches do): the number of queries is then ``n_queries`` or, without a
@@ -193,6 +266,9 @@ def calibrate(
     T = int(n_teachers)
     mechanism = MECHANISM[aggregator]
     unit = T / math.sqrt(2) if mechanism == "laplace" else float(T)
+    # The relative noise of the rule, lowered for more than two classes (relative_noise).
+    target = relative_noise(_NOISE_PER_TEACHER, n_classes) * unit
+    loudest = relative_noise(_MAX_NOISE_PER_TEACHER, n_classes) * unit
     confident = aggregator == "confident_gnmax"
 
     def sigma1_of(scale):
@@ -206,12 +282,19 @@ def calibrate(
     if confident:
         thr = float(threshold) if threshold is not None else _THRESHOLD_PER_TEACHER * T
 
-    def cost(k, scale):
+    def exact(k, scale):
         return plan_epsilon(k, aggregator, scale, thr, sigma1_of(scale), delta, T, release)
+
+    def cost(k, scale):
+        if not fast:
+            return exact(k, scale)
+        return _search_epsilon(k, aggregator, scale, thr, sigma1_of(scale), delta, T, release)
 
     def plan(k, scale, calibrated):
         scale = float(scale)
-        eps = cost(k, scale)
+        eps = exact(k, scale)
+        if fast and epsilon is not None and eps > float(epsilon):
+            raise _Overshoot
         return QueryPlan(T, int(k), scale, thr, sigma1_of(scale), eps, calibrated)
 
     if n_public is None:
@@ -220,7 +303,7 @@ def calibrate(
         k_cap = int(n_public) if n_queries is None else min(int(n_queries), int(n_public))
 
     if epsilon is None:
-        scale = noise_scale if noise_scale is not None else _NOISE_PER_TEACHER * unit
+        scale = noise_scale if noise_scale is not None else target
         k = k_cap if n_queries is not None or n_public is not None else _QUERIES_WITHOUT_BUDGET
         if n_queries is None:
             k = min(k, _QUERIES_WITHOUT_BUDGET)
@@ -246,7 +329,7 @@ def calibrate(
         return plan(k, scale, "n_queries" if n_queries is None or k < k_cap else "nothing")
 
     if n_queries is not None:
-        scale = smallest_noise(lambda s: cost(k_cap, s), epsilon, _NOISE_PER_TEACHER * unit)
+        scale = smallest_noise(lambda s: cost(k_cap, s), epsilon, target)
         if scale is None:
             raise InfeasiblePrivacyError(
                 f"{name}: epsilon={epsilon:g} cannot pay for n_queries={k_cap} at any noise "
@@ -255,7 +338,6 @@ def calibrate(
         return plan(k_cap, scale, "noise_scale")
 
     # Both chosen here: the rule of the module docstring.
-    target = _NOISE_PER_TEACHER * unit
     k = affordable_queries(lambda j: cost(j, target), epsilon, k_cap)
     if k == k_cap:
         # Every public point is affordable: spend the rest of the budget on less noise.
@@ -264,7 +346,6 @@ def calibrate(
     k_want = min(k_cap, _ANSWERS_PER_CLASS * max(int(n_classes or 2), 2))
     if k >= k_want:
         return plan(k, target, "noise_scale and n_queries")
-    loudest = _MAX_NOISE_PER_TEACHER * unit
     scale = smallest_noise(lambda s: cost(k_want, s), epsilon, target)
     if scale is not None and scale <= loudest:
         return plan(k_want, scale, "noise_scale and n_queries")

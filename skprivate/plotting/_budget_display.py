@@ -2,11 +2,13 @@
 
 import numpy as np
 
-from ._matplotlib import axes
+from ..utils._docstrings import Substitution
+from ._matplotlib import AX_PLOT_DOC, FIGURE_ATTRIBUTES_DOC, axes
 
 __all__ = ["PrivacyBudgetDisplay"]
 
 
+@Substitution(figure_attributes=FIGURE_ATTRIBUTES_DOC)
 class PrivacyBudgetDisplay:
     """Bars of the epsilon each fit spent from a budget, and what remains.
 
@@ -30,10 +32,7 @@ class PrivacyBudgetDisplay:
 
     Attributes
     ----------
-    ax_ : matplotlib Axes
-        The axes drawn on.
-    figure_ : matplotlib Figure
-        The figure.
+    %(figure_attributes)s
     bars_ : matplotlib BarContainer
         One bar per spend (and one for what remains).
 
@@ -69,6 +68,7 @@ class PrivacyBudgetDisplay:
         return max(self.budget_epsilon - self.total_epsilon, 0.0)
 
     @classmethod
+    @Substitution(ax_plot=AX_PLOT_DOC)
     def from_accountant(cls, accountant, *, ax=None, plot=True):
         """Read the spends of a :class:`~skprivate.accounting.BudgetAccountant`.
 
@@ -76,10 +76,7 @@ class PrivacyBudgetDisplay:
         ----------
         accountant : BudgetAccountant
             The budget.
-        ax : matplotlib Axes, default=None
-            Where to draw; None makes a new figure.
-        plot : bool, default=True
-            Draw now.
+        %(ax_plot)s
 
         Returns
         -------
@@ -99,6 +96,7 @@ class PrivacyBudgetDisplay:
         return display.plot(ax=ax) if plot else display
 
     @classmethod
+    @Substitution(ax_plot=AX_PLOT_DOC)
     def from_estimator(cls, fitted, X=None, y=None, groups=None, *, budget_epsilon=np.inf,
                        ax=None, plot=True):
         """The spends of a fitted estimator, Pipeline, search or ``cross_validate`` result.
@@ -114,10 +112,7 @@ class PrivacyBudgetDisplay:
             Only for scikit-learn searches, as for ``total_privacy_cost``.
         budget_epsilon : float, default=inf
             A budget to draw what remains of.
-        ax : matplotlib Axes, default=None
-            Where to draw; None makes a new figure.
-        plot : bool, default=True
-            Draw now.
+        %(ax_plot)s
 
         Returns
         -------

@@ -1,5 +1,27 @@
 """The one place that imports matplotlib, with an error that says how to get it."""
 
+from ..utils._docstrings import fragment
+
+#: The ``ax`` and ``plot`` parameters of the displays' ``from_*`` constructors.
+AX_PLOT_DOC = fragment(
+    """
+    ax : matplotlib Axes, default=None
+        Where to draw; None makes a new figure.
+    plot : bool, default=True
+        Draw now.
+    """
+)
+
+#: The attributes every display sets when it draws.
+FIGURE_ATTRIBUTES_DOC = fragment(
+    """
+    ax_ : matplotlib Axes
+        The axes drawn on.
+    figure_ : matplotlib Figure
+        The figure.
+    """
+)
+
 
 def pyplot(caller):
     try:

@@ -8,7 +8,8 @@ from joblib import Parallel, delayed
 from sklearn.base import clone, is_classifier
 from sklearn.metrics import check_scoring
 
-from ._matplotlib import axes
+from ..utils._docstrings import Substitution
+from ._matplotlib import AX_PLOT_DOC, FIGURE_ATTRIBUTES_DOC, axes
 
 __all__ = ["PrivacyUtilityDisplay"]
 
@@ -58,6 +59,7 @@ def _fit_and_score(estimator, params, X_train, y_train, X_test, y_test, scoring)
     return scorer(model, X_test, y_test)
 
 
+@Substitution(figure_attributes=FIGURE_ATTRIBUTES_DOC)
 class PrivacyUtilityDisplay:
     """Privacy-utility curve: a score against epsilon, with its spread and a baseline.
 
@@ -82,10 +84,7 @@ class PrivacyUtilityDisplay:
 
     Attributes
     ----------
-    ax_ : matplotlib Axes
-        The axes drawn on.
-    figure_ : matplotlib Figure
-        The figure.
+    %(figure_attributes)s
     line_ : matplotlib Line2D
         The mean score.
     band_ : matplotlib PolyCollection or None
@@ -128,6 +127,7 @@ class PrivacyUtilityDisplay:
         self.score_name = score_name
 
     @classmethod
+    @Substitution(ax_plot=AX_PLOT_DOC)
     def from_estimator(
         cls,
         estimator,
@@ -178,10 +178,7 @@ class PrivacyUtilityDisplay:
         random_state : None or int, default=None
             None keeps the estimator's own ``random_state``; an int gives each fit a seed
             drawn from it (reproducible figures; such noise protects no one).
-        ax : matplotlib Axes, default=None
-            Where to draw; None makes a new figure.
-        plot : bool, default=True
-            Draw now.
+        %(ax_plot)s
 
         Returns
         -------

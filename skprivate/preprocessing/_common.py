@@ -16,19 +16,22 @@ __all__ = [
 ]
 
 # Docstring fragments of the parameters every private preprocessor shares, for
-# ``__doc__ % _PARAM_DOCS`` in each class body.
+# ``@Substitution(**_PARAM_DOCS)`` (skprivate.utils._docstrings) on each class.
 _PARAM_DOCS = {
-    "bounds": """bounds : tuple (lower, upper) or None, default=None
+    "bounds": """
+    bounds : tuple (lower, upper) or None, default=None
         Public range of each feature: two numbers, or two arrays of length
         ``n_features``, known without looking at the data (a codebook, the instrument's
         range). Values are clipped to it in ``fit`` and ``transform``. ``None`` reads each
         feature's minimum and maximum from the data: the fit then has no privacy
         guarantee (the range is released exactly in ``bounds_``), and a
         :class:`~skprivate.exceptions.PrivacyLeakWarning` says so.""",
-    "accountant": """accountant : BudgetAccountant, default=None
+    "accountant": """
+    accountant : BudgetAccountant, default=None
         Budget to spend from; the fit is refused before reading any value if it does not
         fit.""",
-    "random_state": """random_state : None, int or numpy.random.Generator, default=None
+    "random_state": """
+    random_state : None, int or numpy.random.Generator, default=None
         ``None`` (for releases) draws the noise from a generator seeded by the operating
         system; an int makes it reproducible (tests and documentation only: whoever
         knows the seed can remove the noise).""",

@@ -8,6 +8,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._docstrings import Substitution
 from ._common import _PARAM_DOCS, _PrivateTransformer, check_transform_input
 
 __all__ = ["OneHotEncoder"]
@@ -37,6 +38,7 @@ def histogram_threshold(scale, delta_per_feature):
     return 1 + max(math.ceil(t * math.log(1.0 / (delta_per_feature * (1.0 + p)))), 0), t
 
 
+@Substitution(**_PARAM_DOCS)
 class OneHotEncoder(_PrivateTransformer):
     """One-hot encode categories that are declared, or found with differential privacy.
 
@@ -121,8 +123,6 @@ class OneHotEncoder(_PrivateTransformer):
            [0., 0., 0.]]))
     """
 
-    __doc__ = __doc__ % _PARAM_DOCS
-
     _parameter_constraints = {
         **_PrivateTransformer._dp_parameter_constraints,
         "categories": ["array-like", StrOptions({"auto"})],
@@ -130,6 +130,8 @@ class OneHotEncoder(_PrivateTransformer):
         "dtype": [type, np.dtype, str],
     }
 
+    # Spelled out like every transformer's __init__ here (a repetition kept on purpose):
+    # scikit-learn reads an estimator's parameters from its own __init__ signature.
     def __init__(self, categories="auto", epsilon=0.1, delta=1e-6, sparse_output=True,
                  dtype=np.float64, accountant=None, random_state=None):
         self.categories = categories

@@ -4,6 +4,7 @@ import numpy as np
 from sklearn.base import OneToOneFeatureMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
 
+from ..utils._docstrings import Substitution
 from ._common import (
     _PARAM_DOCS,
     _PrivateTransformer,
@@ -17,6 +18,7 @@ from ._common import (
 __all__ = ["SimpleImputer"]
 
 
+@Substitution(**_PARAM_DOCS)
 class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
     """Replace missing values (NaN) by a private mean or median, or by a constant.
 
@@ -80,8 +82,6 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
     array([5.])
     """
 
-    __doc__ = __doc__ % _PARAM_DOCS
-
     _parameter_constraints = {
         **_PrivateTransformer._dp_parameter_constraints,
         "strategy": [StrOptions({"mean", "median", "constant"})],
@@ -89,6 +89,8 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
         "bounds": [tuple, list, None],
     }
 
+    # Spelled out like every transformer's __init__ here (a repetition kept on purpose):
+    # scikit-learn reads an estimator's parameters from its own __init__ signature.
     def __init__(self, strategy="mean", fill_value=0.0, epsilon=0.1, delta=1e-6, bounds=None,
                  accountant=None, random_state=None):
         self.strategy = strategy

@@ -55,7 +55,9 @@ def make_private_pipeline(*steps, epsilon=1.0, delta=1e-5,
         Measured on three data sets (see Notes).
     accountant : BudgetAccountant, default=None
         Given to every private step, so that the accountant sees each one's spend.
-    memory, verbose
+    memory : str or object with the joblib.Memory interface, default=None
+        As in :func:`sklearn.pipeline.make_pipeline`.
+    verbose : bool, default=False
         As in :func:`sklearn.pipeline.make_pipeline`.
 
     Returns

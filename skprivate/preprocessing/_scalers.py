@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.base import OneToOneFeatureMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._docstrings import Substitution
 from ._common import (
     _PARAM_DOCS,
     _PrivateTransformer,
@@ -74,6 +75,7 @@ class _ClipAndScaleMixin:
         return np.asarray(X, dtype=np.float64) * scale + offset
 
 
+@Substitution(**_PARAM_DOCS)
 class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransformer):
     """Standardize features with a differentially private mean and variance.
 
@@ -168,8 +170,6 @@ class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransform
     (0.5, 1e-06)
     """
 
-    __doc__ = __doc__ % _PARAM_DOCS
-
     _parameter_constraints = {
         **_PrivateTransformer._dp_parameter_constraints,
         "bounds": [tuple, list, None],
@@ -177,6 +177,8 @@ class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransform
         "with_std": ["boolean"],
     }
 
+    # Spelled out like every transformer's __init__ here (a repetition kept on purpose):
+    # scikit-learn reads an estimator's parameters from its own __init__ signature.
     def __init__(self, epsilon=0.1, delta=1e-6, bounds=None, with_mean=True, with_std=True,
                  accountant=None, random_state=None):
         self.epsilon = epsilon
@@ -244,6 +246,7 @@ class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransform
         return (self.mean_ if self.with_mean else 0.0), (self.scale_ if self.with_std else 1.0)
 
 
+@Substitution(**_PARAM_DOCS)
 class RobustScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransformer):
     """Scale features by a private median and quantile range.
 
@@ -308,14 +311,14 @@ class RobustScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransformer
     (array([0.]), array([2.]))
     """
 
-    __doc__ = __doc__ % _PARAM_DOCS
-
     _parameter_constraints = {
         **_PrivateTransformer._dp_parameter_constraints,
         "bounds": [tuple, list, None],
         "quantile_range": [tuple],
     }
 
+    # Spelled out like every transformer's __init__ here (a repetition kept on purpose):
+    # scikit-learn reads an estimator's parameters from its own __init__ signature.
     def __init__(self, epsilon=0.1, delta=1e-6, bounds=None, quantile_range=(25.0, 75.0),
                  accountant=None, random_state=None):
         self.epsilon = epsilon

@@ -20,6 +20,9 @@ import numpy as np
 from sklearn.utils import get_tags as _sklearn_get_tags
 from sklearn.utils.validation import validate_data
 
+# Defined with the package's other exceptions; importable from here too.
+from ..exceptions import UpstreamAPIError
+
 __all__ = [
     "UpstreamAPIError",
     "check_feature_names",
@@ -28,10 +31,6 @@ __all__ = [
     "safe_indexing",
     "torch_cross_example_norms",
 ]
-
-
-class UpstreamAPIError(ImportError):
-    """An upstream package no longer offers an API that skprivate relies on."""
 
 
 def _installed(distribution):

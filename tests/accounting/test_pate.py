@@ -151,7 +151,7 @@ def test_gnmax_independent_is_gaussian_mechanism_of_sensitivity_sqrt2(sigma, n):
     # multiplier sigma / sqrt(2) (2018, Proposition 8).
     votes = np.zeros((n, 4), dtype=int)
     cost = pate_epsilon(votes, mechanism="gaussian", noise_scale=sigma, delta=DELTA,
-                        data_dependent=False)
+                        data_dependent=False, accounting="rdp")
     accountant = rdp.RdpAccountant(list(cost.orders))
     accountant.compose(dp_accounting.GaussianDpEvent(sigma / math.sqrt(2)), n)
     np.testing.assert_allclose(cost.rdp_data_independent, accountant._rdp, rtol=1e-12)
@@ -166,7 +166,8 @@ def test_confident_gnmax_independent_against_dp_accounting():
     answered = rng.random(300) < 0.4
     sigma1, sigma2 = 150.0, 40.0
     cost = pate_epsilon(votes, mechanism="gaussian", noise_scale=sigma2, delta=DELTA,
-                        threshold=200, threshold_noise_scale=sigma1, answered=answered)
+                        threshold=200, threshold_noise_scale=sigma1, answered=answered,
+                        accounting="rdp")
     accountant = rdp.RdpAccountant(list(cost.orders))
     accountant.compose(dp_accounting.GaussianDpEvent(sigma1), 300)  # max count: sensitivity 1
     accountant.compose(dp_accounting.GaussianDpEvent(sigma2 / math.sqrt(2)), int(answered.sum()))

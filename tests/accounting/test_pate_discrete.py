@@ -175,7 +175,10 @@ def test_discrete_costs_a_little_more_than_continuous_data_dependently(mechanism
     discrete = pate_epsilon(votes, mechanism=mechanism, noise_scale=scale, delta=DELTA)
     continuous = pate_epsilon(votes, mechanism=mechanism, noise_scale=scale, delta=DELTA,
                               noise="continuous")
-    assert discrete.epsilon_data_independent == continuous.epsilon_data_independent
+    # Data-independently the same up to the exact composition of each noise (PLD of the
+    # discrete Gaussian against the closed-form Gaussian DP of the continuous one).
+    assert discrete.epsilon_data_independent == pytest.approx(
+        continuous.epsilon_data_independent, rel=1e-4)
     assert continuous.epsilon_data_dependent <= discrete.epsilon_data_dependent
     assert discrete.epsilon_data_dependent <= 1.05 * continuous.epsilon_data_dependent
 

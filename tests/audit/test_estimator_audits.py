@@ -24,7 +24,7 @@ from skprivate.audit._estimators import (
     with_gradient_canary,
 )
 from skprivate.exceptions import PrivacyLeakWarning
-from skprivate.linear_model import _dplssgd
+from skprivate.linear_model import _dplssgd_base
 
 N_RUNS = 1000
 # A net's fit costs a few milliseconds (skorch, functorch) against the linear model's one:
@@ -64,7 +64,7 @@ def _linear_scores(X, y, seeds):
 
 def _audit_linear(quieter=False):
     X, y, X_prime, y_prime = _data()
-    patch = (mock.patch.object(_dplssgd, "run_dplssgd", _quieter(_dplssgd.run_dplssgd))
+    patch = (mock.patch.object(_dplssgd_base, "run_dplssgd", _quieter(_dplssgd_base.run_dplssgd))
              if quieter else contextlib.nullcontext())
     with patch, warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)  # fixed seeds of an audit
@@ -94,7 +94,7 @@ def test_canary_statistic_is_the_claimed_gaussian_mechanism():
         clf = DPLSSGDClassifier(epsilon=EPSILON, delta=DELTA, batch_size=len(y_prime),
                                 max_iter=2, learning_rate=0.1, alpha=0.0, average=False,
                                 max_grad_norm=1.0, random_state=0)
-        with mock.patch.object(_dplssgd, "gaussian_noise",
+        with mock.patch.object(_dplssgd_base, "gaussian_noise",
                                lambda sigma, size, rng: np.zeros(size)):
             clf.fit(X_prime, y_prime)
             mean_prime = linear_canary_score(clf, len(y_prime))

@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from skprivate.accounting import BudgetAccountant
 from skprivate.dropout import DPDropoutClassifier, DPDropoutRegressor
-from skprivate.dropout import _dp_estimators
+from skprivate.dropout import _dp_base
 from skprivate.dropout._ptr import leave_one_out_statistic, minimiser_sensitivity
 from skprivate.dropout._regression import dropout_minimiser
 from skprivate.exceptions import BudgetExceededError, PrivacyLeakWarning, PrivacyTestFailed
@@ -32,7 +32,7 @@ def _fit(est, X, y):
 
 def test_release_is_the_exact_minimiser_when_the_noise_is_off(monkeypatch):
     # Clipping, augmentation and the solver checked with the noise switched off.
-    monkeypatch.setattr(_dp_estimators, "gaussian_noise", lambda s, size, random_state: 0.0)
+    monkeypatch.setattr(_dp_base, "gaussian_noise", lambda s, size, random_state: 0.0)
     X, y = _data()
     X[0] = [5.0, -5.0, 5.0]  # clipped to the bounds
     reg = _fit(DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0, random_state=0), X, y)

@@ -117,7 +117,7 @@ def test_five_non_iid_parties_multiclass():
         for k in range(5):
             if np.sum((y_train == c) & (groups == k)) < 2:
                 groups[np.flatnonzero(y_train == c)[2 * k:2 * k + 2]] = k
-    gems = GEMSCombiner(LogisticRegression(C=0.1), n_samples=100, random_state=0)
+    gems = GEMSCombiner(LogisticRegression(C=0.1), n_directions=100, random_state=0)
     gems.fit(X_train, y_train, groups)
     assert gems.coef_.shape == (10, 64) and gems.n_parties_ == 5
     assert gems.intersection_margin_ >= 0
@@ -268,7 +268,7 @@ def test_combine_checks_its_spaces(cancer, parity):
 
 def test_clone_params_pickle_and_fitted_state(cancer):
     X, y, groups = cancer
-    gems = GEMSCombiner(epsilon=0.4, n_samples=50, random_state=0)
+    gems = GEMSCombiner(epsilon=0.4, n_directions=50, random_state=0)
     assert clone(gems).get_params() == gems.get_params()
     assert gems.set_params(epsilon=0.45).epsilon == 0.45
     with pytest.raises(NotFittedError):

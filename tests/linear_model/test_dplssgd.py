@@ -166,6 +166,16 @@ def test_noise_scale(smoothing):
 # --- the whole loop against a reference DP-SGD ----------------------------------------------
 
 
+def reference_poisson_sample(key, n, q, step):
+    """The batch of ``step`` as skprivate._dpsgd._sampling documents it, for n <= 2**20 (one
+    sampling block): the cumulative sums of i.i.d. Geometric(q) gaps drawn from a fresh
+    Philox generator keyed by ``key`` at the counter (0, 0, block 0, step)."""
+    assert n <= 2**20
+    generator = np.random.Generator(np.random.Philox(key=key, counter=[0, 0, 0, step]))
+    positions = np.cumsum(generator.geometric(q, size=n))  # n gaps reach past row n
+    return positions[positions <= n] - 1
+
+
 def reference_dplssgd(
     X,
     y_index,
@@ -187,11 +197,14 @@ def reference_dplssgd(
 ):
     """Textbook DP-(LS)SGD written independently of the estimator's loop.
 
-    It consumes the generator in the documented order (batch size, then the subset, then the
-    noise), so with the same seed it must give the same numbers bit for bit. ``average``:
-    False, True, or the number of first steps left out of the average.
+    It consumes the generator in the documented order (the batch sampler's 128-bit key, then
+    one noise vector per step) and draws each step's batch from the documented Philox stream
+    (:func:`reference_poisson_sample`), so with the same seed it must give the same numbers
+    bit for bit. ``average``: False, True, or the number of first steps left out of the
+    average.
     """
     rng = np.random.default_rng(seed) if rng is None else rng
+    key = rng.integers(0, 2**64, size=2, dtype=np.uint64)
     n, d = X.shape
     K = 1 if n_classes == 2 else n_classes
     y = y_index.astype(float) if K == 1 else y_index
@@ -204,7 +217,7 @@ def reference_dplssgd(
     norms = squared_row_norms(X)
     for step in range(steps):
         if q < 1:
-            idx = np.sort(rng.choice(n, size=rng.binomial(n, q), replace=False, shuffle=False))
+            idx = reference_poisson_sample(key, n, q, step)
         else:
             idx = np.arange(n)
         gW, gb = clipped_gradient_sum(X[idx], y[idx], W, b, residual, C, fit_intercept, norms[idx])
@@ -366,7 +379,25 @@ def test_explicit_noise_multiplier_sets_epsilon(small_problem):
         noise_multiplier=0.9, batch_size=30, max_iter=2, accounting="pld", max_grad_norm=1.0
     )
     pld.fit(X, X[:, 0])
-    assert pld.epsilon_ == dpsgd_epsilon(0.9, 0.1, 20, 1e-5, accountant="pld")
+    assert pld.epsilon_ == dpsgd_epsilon(0.9, 0.1, 20, 1e-5, accounting="pld")
+
+
+def test_reported_spend_is_the_reserved_plan_and_nothing_changes_it(small_problem, finished_fits):
+    # One spend of record: the plan reserved in the accountant before the data were read is
+    # what epsilon_, the report and total_privacy_cost say, as _finish_private_fit left it.
+    from skprivate.accounting import total_privacy_cost
+
+    finished = finished_fits  # the state each _finish_private_fit left
+    X, y = small_problem
+    for est, target in ((DPLSSGDClassifier(epsilon=0.7), y), (DPLSSGDRegressor(), X[:, 0])):
+        acc = BudgetAccountant()
+        est.set_params(accountant=acc, max_iter=2, random_state=0).fit(X, target)
+        assert finished[-1] == (est.epsilon_, est.delta_, dict(est.privacy_report_))
+        assert [s.epsilon for s in acc.spends] == [est.epsilon_]
+        assert acc.spends[0] is est._privacy_spend_record  # the reservation, not a recomputation
+        assert est.privacy_report_["epsilon"] == est.epsilon_ == est._privacy_plan(300).epsilon
+        assert total_privacy_cost(est).epsilon == est.epsilon_
+        assert est.privacy_report_["steps"] == est.n_steps_ and "calls" not in est.privacy_report_
 
 
 def test_auto_batch_size_and_rounding_of_steps():

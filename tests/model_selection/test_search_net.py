@@ -32,7 +32,7 @@ def test_search_over_a_skorch_net():
     net = DPLSSGDNeuralNetClassifier(_Linear, max_epochs=1, batch_size=64, max_grad_norm=1.0,
                                      smoothing=1.0, average=False, accounting="rdp")
     search = PrivateGridSearchCV(
-        net, {"lr": [0.1, 0.5]}, epsilon=3.0, n_candidates="geometric", mean_candidates=2,
+        net, {"lr": [0.1, 0.5]}, epsilon=3.0, n_candidates_distribution="geometric", mean_candidates=2,
         random_state=0,
     )
     with warnings.catch_warnings():

@@ -99,7 +99,7 @@ def test_the_released_score_is_within_its_charge_at_every_order(cancer):
     X, y = cancer
     search = _quiet_fit(PrivateGridSearchCV(
         DPLSSGDClassifier(classes=[0, 1], max_iter=2), {}, epsilon=1.0,
-        n_candidates="geometric", mean_candidates=3, random_state=0,
+        n_candidates_distribution="geometric", mean_candidates=3, random_state=0,
     ), X, y)
     report = search.privacy_report_
     z = search.score_noise_ / report["score_sensitivity"]
@@ -130,7 +130,7 @@ def test_noise_scale_and_run_plans_do_not_depend_on_the_split(cancer):
     for seed in range(4):
         search = _quiet_fit(PrivateRandomSearchCV(
             DPLSSGDClassifier(classes=[0, 1]), {"batch_size": [64], "max_iter": [2]},
-            epsilon=1.0, n_candidates="geometric", mean_candidates=2, random_state=seed,
+            epsilon=1.0, n_candidates_distribution="geometric", mean_candidates=2, random_state=seed,
         ), X, y)
         model = search.best_estimator_
         n_public = search.privacy_report_["planned_training_rows"]
@@ -158,7 +158,7 @@ def test_caveats_come_from_the_runs_reports_whole(cancer):
 
     _WithCaveat.caveat = caveat
     search = _quiet_fit(PrivateGridSearchCV(
-        _WithCaveat(), {}, epsilon=1.0, delta=0.01, n_candidates="geometric",
+        _WithCaveat(), {}, epsilon=1.0, delta=0.01, n_candidates_distribution="geometric",
         mean_candidates=2,
     ), X, y)
     caveats = search.privacy_report_["caveats"]
@@ -177,7 +177,7 @@ def test_a_plan_that_depends_on_the_number_of_rows_is_refused(cancer):
         def _privacy_plan(self, n_samples):
             return self._privacy_spend(self.epsilon * min(1.0, 100 / n_samples), 0.0)
 
-    search = PrivateGridSearchCV(_PerRow(), {}, n_candidates="geometric", mean_candidates=2)
+    search = PrivateGridSearchCV(_PerRow(), {}, n_candidates_distribution="geometric", mean_candidates=2)
     with pytest.raises(TypeError, match="depends on the number of rows"):
         search.fit(X, y)
 
@@ -187,7 +187,7 @@ def test_best_score_is_shown_clipped_and_kept_noisy(cancer):
     outside = 0
     for seed in range(6):
         search = _quiet_fit(PrivateGridSearchCV(
-            _PureDPClassifier(), {}, epsilon=1.0, n_candidates="geometric",
+            _PureDPClassifier(), {}, epsilon=1.0, n_candidates_distribution="geometric",
             mean_candidates=3, score_epsilon=0.02, random_state=seed,  # a loud score
         ), X, y)
         noisy = search.best_score_noisy_
@@ -202,7 +202,7 @@ def test_a_pipeline_step_that_learns_from_the_rows_is_named_once(cancer):
     X, y = cancer
     space = {"dplssgdclassifier__learning_rate": [1.0]}
     leaky = make_pipeline(StandardScaler(), DPLSSGDClassifier(classes=[0, 1], max_iter=2))
-    search = PrivateGridSearchCV(leaky, space, n_candidates="geometric", mean_candidates=2)
+    search = PrivateGridSearchCV(leaky, space, n_candidates_distribution="geometric", mean_candidates=2)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         search.fit(X, y)
@@ -213,7 +213,7 @@ def test_a_pipeline_step_that_learns_from_the_rows_is_named_once(cancer):
     assert "StandardScaler" in caveat and "make_bounded_preprocessor" in caveat
     # a step with fixed parameters learns nothing: silent
     quiet = make_pipeline(FunctionTransformer(), DPLSSGDClassifier(classes=[0, 1], max_iter=2))
-    search = PrivateGridSearchCV(quiet, space, n_candidates="geometric", mean_candidates=2)
+    search = PrivateGridSearchCV(quiet, space, n_candidates_distribution="geometric", mean_candidates=2)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         search.fit(X, y)
@@ -241,7 +241,7 @@ def test_the_caveats_do_not_depend_on_which_or_how_many_runs_happened(cancer, mo
         ran.append([])
         search = _quiet_fit(PrivateGridSearchCV(
             DPLSSGDClassifier(max_iter=2), {"classes": [None, [0, 1]]}, epsilon=2.0,
-            n_candidates="geometric", mean_candidates=2, random_state=seed,
+            n_candidates_distribution="geometric", mean_candidates=2, random_state=seed,
         ), X, y)
         caveats = search.privacy_report_["caveats"]
         lists.append([c for c in caveats if c.code != "seed_fixed"])  # names the seed
@@ -260,7 +260,7 @@ def test_a_space_caveat_is_stated_even_when_its_candidate_never_ran(cancer):
     space = [{"learning_rate": [1.0] * 999}, {"classes": [None], "learning_rate": [1.0]}]
     search = _quiet_fit(PrivateGridSearchCV(
         DPLSSGDClassifier(max_iter=2, classes=[0, 1]), space, epsilon=2.0,
-        n_candidates="geometric", mean_candidates=2, random_state=0,
+        n_candidates_distribution="geometric", mean_candidates=2, random_state=0,
     ), X, y)
     assert search.best_params_ == {"learning_rate": 1.0}
     assert "labels_from_data" in search.privacy_report_.caveat_codes
@@ -288,7 +288,7 @@ def test_a_callable_scorer_is_taken_on_trust_and_says_so(cancer):
 
     search = PrivateRandomSearchCV(
         DPLSSGDClassifier(classes=[0, 1]), {"learning_rate": ["auto"]}, scoring=accuracy,
-        score_range=(0, 1), mean_candidates=2, n_candidates="geometric", random_state=0,
+        score_range=(0, 1), mean_candidates=2, n_candidates_distribution="geometric", random_state=0,
     )
     _quiet_fit(search, X, y)
     codes = search.privacy_report_.caveat_codes

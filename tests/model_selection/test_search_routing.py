@@ -29,7 +29,7 @@ class _Majority(NoisyMajorityClassifier):
 
 def _search(estimator=None):
     return PrivateGridSearchCV(
-        _Majority() if estimator is None else estimator, {}, n_candidates="geometric",
+        _Majority() if estimator is None else estimator, {}, n_candidates_distribution="geometric",
         mean_candidates=2, random_state=0,
     )
 

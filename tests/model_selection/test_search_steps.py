@@ -85,7 +85,7 @@ def test_a_private_pipeline_states_no_leak(cancer):
     X, y = cancer
     search = PrivateGridSearchCV(
         _pipe(X), {"dplssgdclassifier__alpha": [0.0]}, epsilon=1.0,
-        n_candidates="geometric", mean_candidates=2, random_state=None,
+        n_candidates_distribution="geometric", mean_candidates=2, random_state=None,
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -100,7 +100,7 @@ def test_scikit_learns_scaler_is_named_as_a_leak(cancer):
     X, y = cancer
     search = PrivateGridSearchCV(
         make_pipeline(SkStandardScaler(), DPLSSGDClassifier(classes=[0, 1])),
-        {"dplssgdclassifier__alpha": [0.0]}, epsilon=1.0, n_candidates="geometric",
+        {"dplssgdclassifier__alpha": [0.0]}, epsilon=1.0, n_candidates_distribution="geometric",
         mean_candidates=2, random_state=None,
     )
     with pytest.warns(PrivacyLeakWarning, match="standardscaler"):
@@ -112,7 +112,7 @@ def test_private_scaler_without_bounds_is_a_caveat_of_the_space(cancer):
     X, y = cancer
     pipe = make_pipeline(StandardScaler(), DPLSSGDClassifier(classes=[0, 1]))
     search = PrivateGridSearchCV(
-        pipe, {"dplssgdclassifier__alpha": [0.0]}, epsilon=1.0, n_candidates="geometric",
+        pipe, {"dplssgdclassifier__alpha": [0.0]}, epsilon=1.0, n_candidates_distribution="geometric",
         mean_candidates=2, random_state=None,
     )
     with pytest.warns(PrivacyLeakWarning, match="bounds"):
@@ -164,7 +164,7 @@ def test_relative_learning_rates_are_multiples_of_each_runs_auto_rate():
     search = PrivateGridSearchCV(
         DPLSSGDClassifier(classes=range(10)),
         {"learning_rate": [RelativeToAuto(0.5)]}, epsilon=1.0,
-        n_candidates="geometric", mean_candidates=2, random_state=0,
+        n_candidates_distribution="geometric", mean_candidates=2, random_state=0,
     )
     _quiet_fit(search, X, y)
     assert search.best_params_ == {"learning_rate": RelativeToAuto(0.5)}

@@ -250,7 +250,7 @@ def test_digits_accuracy_at_epsilon_2():
 def test_epsilon_matches_dpsgd_epsilon_and_budget():
     clf, _, _ = _fitted_digits_classifier()
     expected = dpsgd_epsilon(
-        clf.noise_multiplier_, clf.sample_rate_, clf.n_steps_, 1e-5, accountant="pld"
+        clf.noise_multiplier_, clf.sample_rate_, clf.n_steps_, 1e-5, accounting="pld"
     )
     assert clf.epsilon_ == pytest.approx(expected, rel=1e-12)
     assert 0.99 * 2.0 <= clf.epsilon_ <= 2.0
@@ -269,7 +269,7 @@ def test_history_records_epsilon_per_epoch_and_no_training_loss():
     assert eps[-1] == clf.epsilon_
     steps_per_epoch = clf.n_steps_ // clf.n_iter_
     first_epoch = dpsgd_epsilon(
-        clf.noise_multiplier_, clf.sample_rate_, steps_per_epoch, 1e-5, accountant="pld"
+        clf.noise_multiplier_, clf.sample_rate_, steps_per_epoch, 1e-5, accounting="pld"
     )
     # The history composes on the whole plan's PLD grid (coarser than one epoch's own, so
     # that a huge-epsilon plan stays affordable): pessimistic, so never below, and close.
@@ -284,7 +284,7 @@ def test_pld_accounting():
                                      noise_multiplier=2.0, batch_size=20, accounting="pld",
                                      random_state=0).fit(X, y)
     assert net.epsilon_ == pytest.approx(
-        dpsgd_epsilon(2.0, 20 / 60, 6, 1e-5, accountant="pld"), rel=1e-12
+        dpsgd_epsilon(2.0, 20 / 60, 6, 1e-5, accounting="pld"), rel=1e-12
     )
     assert net.history[-1, "epsilon"] == net.epsilon_
 
@@ -295,7 +295,7 @@ def test_explicit_noise_multiplier_reports_its_epsilon():
                                      noise_multiplier=1.3, batch_size=10, random_state=0)
     net.fit(X, y)
     assert net.noise_multiplier_ == 1.3
-    assert net.epsilon_ == pytest.approx(dpsgd_epsilon(1.3, 0.2, 15, 1e-5, accountant="pld"), rel=1e-12)
+    assert net.epsilon_ == pytest.approx(dpsgd_epsilon(1.3, 0.2, 15, 1e-5, accounting="pld"), rel=1e-12)
     assert "note" in net.privacy_report_
 
 
@@ -326,7 +326,7 @@ def test_partial_fit_and_warm_start_compose_every_call():
     assert net.n_steps_ == 20 and net.n_iter_ == 4
     # PLD on dp-accounting's grid (composed_epsilon) against dpsgd_epsilon's coarser one
     assert net.epsilon_ == pytest.approx(
-        dpsgd_epsilon(1.5, 0.2, 20, 1e-5, accountant="pld"), rel=1e-4
+        dpsgd_epsilon(1.5, 0.2, 20, 1e-5, accounting="pld"), rel=1e-4
     )
     assert net.epsilon_ > first
     # The accountant records each call's own spend and composes them itself.
@@ -366,8 +366,8 @@ def test_early_stop_and_failure_spend_the_plan():
     X, y = small_data(n=50)
     kw = dict(module__n_in=5, module__n_out=3, max_epochs=3, noise_multiplier=1.5,
               batch_size=10, random_state=0)
-    planned = dpsgd_epsilon(1.5, 0.2, 15, 1e-5, accountant="pld")
-    assert planned > dpsgd_epsilon(1.5, 0.2, 5, 1e-5, accountant="pld") * 1.3  # the test can tell them apart
+    planned = dpsgd_epsilon(1.5, 0.2, 15, 1e-5, accounting="pld")
+    assert planned > dpsgd_epsilon(1.5, 0.2, 5, 1e-5, accounting="pld") * 1.3  # the test can tell them apart
     acc = BudgetAccountant()
     net = DPLSSGDNeuralNetClassifier(MLP, callbacks=[StopAfterOneEpoch()], accountant=acc, **kw)
     net.fit(X, y)
@@ -405,7 +405,7 @@ def test_skorch_early_stopping_reports_and_records_the_planned_epsilon():
     assert spent_by_16_steps < 1.5  # what the old code reported and recorded
     assert 0.99 * 2.0 <= net.epsilon_ <= 2.0
     assert net.epsilon_ == pytest.approx(dpsgd_epsilon(
-        net.noise_multiplier_, 50 / 400, 40, 1e-5, accountant="pld"
+        net.noise_multiplier_, 50 / 400, 40, 1e-5, accounting="pld"
     ))
     assert acc.total()[0] == pytest.approx(net.epsilon_, rel=1e-12)
 
@@ -444,6 +444,36 @@ def test_composed_fits_warn_and_report_on_the_composed_epsilon():
     assert warm.privacy_report_.caveat_codes == ["epsilon_weak"]
 
 
+def test_nothing_changes_the_spend_after_finish_private_fit(finished_fits):
+    # epsilon_, delta_ and privacy_report_ are set once, by _finish_private_fit, from the spend
+    # it is handed (the composition of every call for partial_fit and warm_start). The mixin
+    # of issue #18 overwrote epsilon_ after it, so the report, the spend record that
+    # total_privacy_cost reads, and the warning's checks could disagree with epsilon_.
+    from skprivate.accounting import total_privacy_cost
+
+    finished = finished_fits  # the state each _finish_private_fit left
+    X, y = small_data(n=50)
+    kw = dict(module__n_in=5, module__n_out=3, max_epochs=1, noise_multiplier=1.5,
+              batch_size=10, classes=[0, 1, 2], random_state=0)
+    acc = BudgetAccountant()
+    net = DPLSSGDNeuralNetClassifier(MLP, accountant=acc, **kw)
+    warm = DPLSSGDNeuralNetClassifier(MLP, warm_start=True, **kw)
+    for calls in (1, 2, 3):
+        for model, fit in ((net, net.partial_fit), (warm, warm.fit)):
+            fit(X, y)
+            # the state _finish_private_fit left is the state the fit returned
+            assert finished[-1] == (model.epsilon_, model.delta_, dict(model.privacy_report_))
+            assert model.privacy_report_["epsilon"] == model.epsilon_
+            assert model._privacy_spend_record.epsilon == model.epsilon_
+            assert total_privacy_cost(model).epsilon == model.epsilon_
+            assert model.privacy_report_.get("calls", 1) == calls
+            assert model.history[-1, "epsilon"] == model.epsilon_
+    assert len(finished) == 6
+    assert warm.epsilon_ == net.epsilon_ > net.privacy_report_["epsilon_this_call"]
+    # the accountant records each call's own plan, the report the composition of all three
+    assert [s.epsilon for s in acc.spends] == [net.privacy_report_["epsilon_this_call"]] * 3
+
+
 def test_labels_read_from_y_are_a_caveat_and_declared_classes_are_checked():
     X, y = small_data(n=50)
     kw = dict(module__n_in=5, module__n_out=3, max_epochs=1, batch_size=10)
@@ -478,8 +508,8 @@ def test_changing_the_noise_between_calls_composes_both():
     net.partial_fit(X, y)
     net.set_params(noise_multiplier=3.0)
     net.partial_fit(X, y)
-    one = dpsgd_epsilon(1.5, 0.2, 5, 1e-5, accountant="pld")
-    other = dpsgd_epsilon(3.0, 0.2, 5, 1e-5, accountant="pld")
+    one = dpsgd_epsilon(1.5, 0.2, 5, 1e-5, accounting="pld")
+    other = dpsgd_epsilon(3.0, 0.2, 5, 1e-5, accounting="pld")
     assert other < one < net.epsilon_
     assert net.epsilon_ < one + other  # RDP beats adding up
 

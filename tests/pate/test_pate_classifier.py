@@ -388,3 +388,62 @@ def test_at_the_end_of_a_pipeline_the_public_rows_share_its_preprocessing():
     with pytest.raises(ValueError, match="marked y == -1"):
         make_pipeline(make_adult_preprocessor(), PATEClassifier(epsilon=2.0)).fit(
             X[:3000], y[:3000], pateclassifier__X_public=X_test[:300])
+
+
+def test_epsilon_is_the_exact_composition_of_the_discrete_gaussian():
+    # GNMax's epsilon_ is pate_epsilon's exact (PLD) composition, below the papers' RDP
+    # bound; the calibration therefore affords more answers than RDP would at that noise.
+    clf = PATEClassifier(RandomForestClassifier(5), n_teachers=10, aggregator="gnmax",
+                         noise_scale=8.0, n_queries=60, epsilon=None, random_state=0)
+    clf.fit(X_priv, y_priv, X_public=X_pub)
+    zeros = np.zeros((60, 2), dtype=int)
+    args = dict(mechanism="gaussian", noise_scale=8.0, delta=1e-5, data_dependent=False)
+    exact = pate_epsilon(zeros, **args)
+    rdp = pate_epsilon(zeros, accounting="rdp", **args)
+    assert exact.accounting_data_independent == "pld"
+    assert clf.epsilon_ == pytest.approx(exact.epsilon_data_independent, rel=1e-9)
+    assert clf.epsilon_ < 0.95 * rdp.epsilon_data_independent
+    plan = _calibration.calibrate(
+        epsilon=2.0, delta=1e-5, aggregator="gnmax", n_teachers=250, n_public=5000,
+        n_classes=2, noise_scale=100.0, n_queries=None, threshold=None,
+        threshold_noise_scale=None, release=False)
+    assert plan.n_queries > 1200  # 1,081 answers under the RDP bound at sigma = 100
+
+
+def test_kmeans_queries_cover_every_cluster_of_the_public_points():
+    from skprivate.pate._classifier import _representative_points
+
+    rng = np.random.default_rng(0)
+    # Three well-separated groups of public points, one of them small (5 of 305 points): a
+    # random choice of 6 misses it most of the time, k-means asks about every group.
+    centres = np.array([[0.0, 0.0], [20.0, 0.0], [0.0, 20.0]])
+    sizes = [200, 100, 5]
+    X = np.vstack([c + rng.normal(size=(n, 2)) for c, n in zip(centres, sizes)])
+    group = np.repeat([0, 1, 2], sizes)
+    chosen = _representative_points(X, 6, rng.permutation(len(X)), rng)
+    assert len(chosen) == len(set(chosen)) == 6
+    assert set(group[chosen]) == {0, 1, 2}
+    clf = PATEClassifier(RandomForestClassifier(5), n_teachers=10, noise_scale=2.0,
+                         n_queries=30, epsilon=None, query_strategy="kmeans", random_state=0)
+    clf.fit(X_priv, y_priv, X_public=X_pub)
+    assert clf.n_queries_ == 30 and clf.score(X_test, y_test) > 0.85
+
+
+def test_kmeans_is_the_default_and_falls_back_to_random_where_it_would_be_slow():
+    from skprivate.pate import _classifier
+
+    assert PATEClassifier().query_strategy == "kmeans"
+    base = dict(teacher=RandomForestClassifier(5), n_teachers=10, noise_scale=2.0,
+                n_queries=30, epsilon=None, random_state=0)
+    kmeans = PATEClassifier(**base).fit(X_priv, y_priv, X_public=X_pub)
+    random = PATEClassifier(query_strategy="random", **base).fit(X_priv, y_priv,
+                                                                   X_public=X_pub)
+    assert not np.array_equal(kmeans.predict_proba(X_test), random.predict_proba(X_test))
+    limit = _classifier._KMEANS_MAX_WORK
+    try:
+        _classifier._KMEANS_MAX_WORK = len(X_pub) * 30 - 1  # just below this fit's work
+        fallback = PATEClassifier(**base).fit(X_priv, y_priv, X_public=X_pub)
+    finally:
+        _classifier._KMEANS_MAX_WORK = limit
+    np.testing.assert_array_equal(fallback.predict_proba(X_test),
+                                  random.predict_proba(X_test))

@@ -5,6 +5,7 @@ A failure here means an upstream release removed or changed something that
 module, then raise the upper bound in ``pyproject.toml``.
 """
 
+import pickle
 import warnings
 from numbers import Real
 
@@ -14,7 +15,11 @@ import pandas as pd
 import pytest
 from dp_accounting import rdp
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression, Ridge
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import check_is_fitted
 
 from skprivate.utils import _compat
 
@@ -114,3 +119,28 @@ def test_skorch_utilities_the_nets_use():
     assert list(tee) == [1, 2] and list(tee) == [1, 2]  # re-iterable
     assert get_len(np.zeros((3, 2))) == 3
     assert unpack_data((1, 2)) == (1, 2)
+
+
+def test_skorch_nets_follow_scikit_learns_protocols():
+    # pyproject.toml's skorch lower bound (1.3.1) rests on this. skorch < 1.1 nets are no
+    # BaseEstimator: scikit-learn 1.6 warns and falls back to default tags, >= 1.7 raises in
+    # get_tags (a Pipeline or PATE teacher holding a net fails); skorch < 1.3 passes
+    # check_is_fitted before fit and cannot unpickle a net under torch >= 2.6
+    # (weights_only); skorch 1.3.0's __sklearn_is_fitted__ fails a fitted net.
+    torch = pytest.importorskip("torch")
+    from skorch import NeuralNetClassifier
+
+    net = NeuralNetClassifier(torch.nn.Linear(2, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tags = _compat.get_tags(net)
+        pipeline_tags = _compat.get_tags(make_pipeline(StandardScaler(), net))
+    assert tags.estimator_type == "classifier"
+    assert pipeline_tags.estimator_type == "classifier"
+    with pytest.raises(NotFittedError):
+        check_is_fitted(net)
+    net.initialize()
+    check_is_fitted(net)
+    restored = pickle.loads(pickle.dumps(net))
+    weight = restored.module_.weight.detach().numpy()
+    np.testing.assert_array_equal(weight, net.module_.weight.detach().numpy())

@@ -1,0 +1,215 @@
+"""The private step of a DP-LSSGD net: where the private rows meet the model in training.
+
+One training step (Wang, Gu, Boedihardjo, Barekat and Osher, "DP-LSSGD", 2019, without the
+defects listed in the DP-LSSGD user guide, "What the authors' code did"), in
+:meth:`_PrivateStepMixin.train_step_single`:
+
+1. The batch is a Poisson sample: every training row independently with probability ``q``
+   (the training iterator, :class:`~skprivate.neural_network._sampling.PoissonBatchSampler`).
+2. Each example's gradient of the loss with respect to all trainable parameters together is
+   clipped to Euclidean norm ``C`` (``torch.func``: ``_per_sample.clipped_gradient_sum``).
+3. The clipped gradients are summed, ``N(0, (z C)^2)`` is added to every coordinate, and the
+   result is divided by the expected batch size ``q n``.
+4. Each parameter tensor (or their concatenation) is smoothed with
+   ``(I + (-1)^p sigma L^p)^{-1}`` and becomes the parameter's ``.grad``.
+5. The optimizer steps (momentum, weight decay, Adam's moments: all allowed).
+
+Privacy (add/remove-one-row neighbours): steps 1-3 are the sampled Gaussian mechanism of
+Mironov, Talwar and Zhang (2019), with sensitivity ``C``, rate ``q`` and noise multiplier
+``z``; ``T`` steps compose (accounted in RDP or PLD with dp-accounting; the runs of several
+calls in :mod:`skprivate._dpsgd._runs`). Steps 4-5 use only the noisy sum and public
+values, so by the post-processing property (Dwork and Roth 2014, Prop. 2.1; the "DP-LSSGD -
+Recap" slide of Osher's talk) they cost nothing more, whatever the smoothing and the
+optimizer; so does the average of the iterates. The privacy step is part of the net's own
+``train_step``, not a callback that could be left out.
+"""
+
+import contextlib
+
+import torch
+from skorch.dataset import unpack_data
+from skorch.utils import TeeGenerator, to_tensor
+
+from .._dpsgd._runs import Run
+from ._per_sample import clipped_gradient_sum
+
+__all__ = []
+
+
+@contextlib.contextmanager
+def _seeded_torch_rng(device, seed):
+    """Seed torch's global generators for the fit only, and restore them afterwards.
+
+    Weight initialisation and dropout draw from torch's global generators; seeding them
+    from the fit's generator makes ``random_state`` govern them too, without changing the
+    state the user's own code sees after the fit.
+    """
+    dev = torch.device(device) if device is not None else torch.device("cpu")
+    cuda = []
+    if dev.type == "cuda":
+        cuda = [dev.index if dev.index is not None else torch.cuda.current_device()]
+    with torch.random.fork_rng(devices=cuda):
+        torch.default_generator.manual_seed(seed)
+        for index in cuda:
+            with torch.cuda.device(index):
+                torch.cuda.manual_seed(seed)
+        yield
+
+
+class _Run(Run):
+    """A net's run: the DP-SGD run ledger plus the torch state of the step."""
+
+    def __init__(self, plan, n_samples, rng, generator, smoother):
+        super().__init__(plan, n_samples, rng)
+        self.generator = generator  # the noise's torch generator, seeded from rng
+        self.smoother = smoother
+        self.divisor = plan.sample_rate * n_samples
+        self.reduction = None
+        self.average_sum = None
+        self.average_count = 0
+
+
+class _PrivateStepMixin:
+    """The noisy, smoothed training step of a DP-LSSGD net (see the module docstring)."""
+
+    def _active_run(self):
+        run = getattr(self, "_dp_run_", None)
+        if run is None:
+            raise RuntimeError(
+                f"{type(self).__name__}: training steps run only inside fit or partial_fit, "
+                "which plan and account for the privacy spend; call one of those."
+            )
+        return run
+
+    def _example_loss(self, y_pred, y_true, X):
+        loss = self.get_loss(y_pred, y_true, X=X, training=True)
+        if loss.ndim == 0:
+            return loss
+        # The criterion ran with reduction="none": reduce over this example's outputs the
+        # way the criterion was configured to.
+        return loss.sum() if self._dp_run_.reduction == "sum" else loss.mean()
+
+    @contextlib.contextmanager
+    def _criterion_per_example(self):
+        criterion = getattr(self, "criterion_", None)
+        reduction = getattr(criterion, "reduction", None)
+        self._dp_run_.reduction = reduction
+        if not isinstance(reduction, str):
+            yield
+            return
+        # reduction="none" keeps per-class weights (CrossEntropyLoss(weight=...)), which a
+        # mean over a batch of one would divide out again.
+        criterion.reduction = "none"
+        try:
+            yield
+        finally:
+            criterion.reduction = reduction
+
+    def train_step_single(self, batch, **fit_params):
+        """Set each parameter's ``.grad`` to the smoothed noisy gradient of one batch.
+
+        The only place where the private data meet the model during training: per-example
+        gradients clipped to ``max_grad_norm`` as one vector, summed, plus Gaussian noise.
+
+        Parameters
+        ----------
+        batch : tuple or None
+            One Poisson batch from the training iterator; None for an empty batch (which
+            still takes a step: noise only).
+        **fit_params : dict
+            Extra keyword arguments for the module's ``forward``.
+
+        Returns
+        -------
+        step : dict
+            ``{"loss": mean unclipped loss of the batch, "y_pred": module output}``, for
+            callbacks only; neither is recorded in the history.
+        """
+        run = self._active_run()
+        self._set_training(True)
+        named = dict(self.module_.named_parameters())
+        params = {name: p.detach() for name, p in named.items() if p.requires_grad}
+        if batch is None:
+            grad_sum = {name: torch.zeros_like(p) for name, p in params.items()}
+            loss, y_pred = torch.tensor(float("nan")), None
+        else:
+            Xi, yi = unpack_data(batch)
+            Xi = self._as_module_input(Xi)
+            yi = to_tensor(yi, device=self.device) if yi is not None else None
+            constants = {name: p.detach() for name, p in named.items() if not p.requires_grad}
+            constants.update(dict(self.module_.named_buffers()))
+            with self._criterion_per_example():
+                grad_sum, losses, y_pred, _ = clipped_gradient_sum(
+                    self.module_,
+                    params,
+                    constants,
+                    Xi,
+                    yi,
+                    example_loss=self._example_loss,
+                    max_grad_norm=float(self.max_grad_norm),
+                    fit_params=fit_params,
+                    # Dropout draws a fresh mask for every example, as in a batched forward.
+                    randomness="different",
+                )
+            loss = losses.mean()
+        noise_std = float(run.plan.noise_multiplier) * float(self.max_grad_norm)
+        noisy = {}
+        for name, total in grad_sum.items():
+            noise = torch.randn(
+                total.shape, generator=run.generator, device=total.device, dtype=total.dtype
+            )
+            # Dividing by the expected batch size, a public number, keeps the step size
+            # data-independent (dividing by the drawn batch size would make it private).
+            noisy[name] = (total + noise_std * noise) / run.divisor
+        run.steps += 1
+        # From here on only the noisy sum and public values are used: post-processing (Dwork
+        # and Roth 2014, Prop. 2.1; slide "DP-LSSGD - Recap"), so the smoothing and the
+        # optimizer cost nothing beyond the sampled Gaussian mechanism above.
+        smoothed = run.smoother(noisy)
+        for name, g in smoothed.items():
+            named[name].grad = g.to(named[name].dtype)
+        return {"loss": loss, "y_pred": y_pred}
+
+    def train_step(self, batch, **fit_params):
+        """One DP-LSSGD step: the noisy smoothed gradient, then every optimizer's ``step()``.
+
+        Optimizers are stepped without a closure: a closure would let them (LBFGS) evaluate
+        the loss on the private batch again, outside the accounting.
+        """
+        self._zero_grad_optimizer()
+        step = self.train_step_single(batch, **fit_params)
+        self.notify(
+            "on_grad_computed",
+            named_parameters=TeeGenerator(self.get_all_learnable_params()),
+            batch=batch,
+            training=True,
+        )
+        for name in self._optimizers:
+            getattr(self, name + "_").step()
+        self._accumulate_average(self._active_run())
+        return step
+
+    def _accumulate_average(self, run):
+        # The iterates are post-processing of the noisy steps: averaging them is free.
+        if run.average_from is None or run.steps <= run.average_from:
+            return
+        with torch.no_grad():
+            params = {
+                name: p.detach() for name, p in self.module_.named_parameters() if p.requires_grad
+            }
+            if run.average_sum is None:
+                run.average_sum = {name: p.clone() for name, p in params.items()}
+            else:
+                for name, p in params.items():
+                    run.average_sum[name].add_(p)
+        run.average_count += 1
+
+    def _load_average(self, run):
+        """Replace the trainable weights by the mean of the averaged iterates (if any)."""
+        if run.average_sum is None:
+            return
+        named = dict(self.module_.named_parameters())
+        with torch.no_grad():
+            for name, total in run.average_sum.items():
+                named[name].copy_(total / run.average_count)
+
