@@ -1,5 +1,6 @@
 import builtins
 import os
+import warnings
 
 import pytest
 from hypothesis import settings
@@ -43,3 +44,18 @@ def finished_fits(monkeypatch):
 
     monkeypatch.setattr(DPEstimatorMixin, "_finish_private_fit", recording)
     return finished
+
+
+@pytest.fixture(scope="module")
+def local_cluster():
+    """A client of a real two-process Dask cluster, one per test module (a test may kill a
+    worker, so modules do not share one)."""
+    distributed = pytest.importorskip("distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # dask's own start-up notices
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           dashboard_address=None)
+        client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()

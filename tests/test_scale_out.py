@@ -1,6 +1,5 @@
 """Work spread over a real dask cluster (worker processes) gives the results of n_jobs=1."""
 
-import warnings
 
 import numpy as np
 import pytest
@@ -15,15 +14,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::skprivate.exceptions.PrivacyLea
 
 
 @pytest.fixture(scope="module")
-def cluster_client():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # dask's own start-up notices
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                           dashboard_address=None)
-        client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
+def cluster_client(local_cluster):
+    return local_cluster
 
 
 def test_pate_teachers_on_dask_workers_match_a_single_process(cluster_client):

@@ -10,11 +10,11 @@ from collections import namedtuple
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.stats import norm
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..accounting import dpsgd_epsilon, dpsgd_event, dpsgd_noise_multiplier
+from ..accounting._calibrate import solve_monotone
 from ..exceptions import InfeasiblePrivacyError
 
 __all__ = []
@@ -120,13 +120,13 @@ def _gdp_mu(epsilon, delta):
     delta = Phi(-epsilon/mu + mu/2) - e^epsilon Phi(-epsilon/mu - mu/2), increasing in mu.
     """
 
-    def excess(mu):
-        return (
-            norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * norm.cdf(-epsilon / mu - mu / 2)
-            - delta
-        )
+    def delta_of(mu):
+        return norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * norm.cdf(-epsilon / mu - mu / 2)
 
-    return float(brentq(excess, 1e-6, 100.0, xtol=1e-10))
+    # The largest mu within delta, by the package's one calibration solver.
+    return float(solve_monotone(
+        delta_of, delta, increasing=True, lower=1e-6, upper=100.0, start=1.0, xtol=1e-10,
+    ))
 
 
 def stats_noise_multipliers(epsilon, delta):

@@ -118,6 +118,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from ..mechanisms import discrete_gaussian_rational_sigma2, discrete_laplace_rational_scale
 from ..mechanisms._discrete import MAX_GAUSSIAN_SIGMA, MAX_LAPLACE_SCALE
+from ._calibrate import solve_monotone
 from ._sgm import _quiet_dp_accounting
 
 try:  # the PLD accountant of dp_accounting (a dependency of the package)
@@ -618,7 +619,6 @@ def gdp_epsilon(mu, delta):
     independent closed form; the epsilon reported for the discrete noise is
     :func:`_pld_epsilon`'s.
     """
-    from scipy.optimize import brentq
     from scipy.special import ndtr
 
     mu = float(mu)
@@ -630,10 +630,12 @@ def gdp_epsilon(mu, delta):
 
     if excess(0.0) <= 0:
         return 0.0
-    hi = 1.0
-    while excess(hi) > 0:
-        hi *= 2
-    return float(brentq(excess, 0.0, hi, xtol=1e-12, rtol=1e-12))
+    # The smallest epsilon whose delta is within the target (the package's one calibration
+    # solver: the returned point was evaluated and found within it, so never below the root).
+    return float(solve_monotone(
+        lambda eps: excess(eps) + delta, delta, increasing=False, lower=1e-12, upper=1e6,
+        start=1.0, xtol=1e-12,
+    ))
 
 
 def _pld_epsilon(scale, n_answered, sigma1, n_queries, delta):

@@ -174,7 +174,7 @@ def _split_chunk(X, y, start, key, n_teachers):
 def _train_teacher(teacher, X_public, seed, *pieces):
     # Runs on a worker: the teacher's rows (its pieces of every chunk, in chunk order) are
     # joined there, it is trained and asked there, and only its predictions leave.
-    from ._classifier import _train_and_predict
+    from ._labelling import _train_and_predict
 
     X = np.concatenate([p[0] for p in pieces])
     y = np.concatenate([p[1] for p in pieces])

@@ -11,7 +11,6 @@ draws the noise once per step, after the sum has arrived).
 import os
 import signal
 import threading
-import warnings
 
 import numpy as np
 import pytest
@@ -28,15 +27,8 @@ PARAMS = dict(batch_size=64, max_iter=3, random_state=0)  # about 27 steps
 
 
 @pytest.fixture(scope="module")
-def client():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # dask's own start-up notices
-        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                           dashboard_address=None)
-        client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
+def client(local_cluster):
+    return local_cluster
 
 
 @pytest.fixture(scope="module")

@@ -233,7 +233,7 @@ def test_skorch_networks_as_teachers_and_student():
 # --- calibration from epsilon (issue 17) ---------------------------------------------------
 from skprivate.exceptions import InfeasiblePrivacyError  # noqa: E402
 from skprivate.pate import _calibration  # noqa: E402
-from skprivate.pate._classifier import _train_and_predict  # noqa: E402
+from skprivate.pate._labelling import _train_and_predict  # noqa: E402
 
 
 @pytest.mark.parametrize("aggregator", ["gnmax", "lnmax", "confident_gnmax"])
@@ -411,7 +411,7 @@ def test_epsilon_is_the_exact_composition_of_the_discrete_gaussian():
 
 
 def test_kmeans_queries_cover_every_cluster_of_the_public_points():
-    from skprivate.pate._classifier import _representative_points
+    from skprivate.pate._labelling import _representative_points
 
     rng = np.random.default_rng(0)
     # Three well-separated groups of public points, one of them small (5 of 305 points): a
@@ -430,7 +430,7 @@ def test_kmeans_queries_cover_every_cluster_of_the_public_points():
 
 
 def test_kmeans_is_the_default_and_falls_back_to_random_where_it_would_be_slow():
-    from skprivate.pate import _classifier
+    from skprivate.pate import _labelling
 
     assert PATEClassifier().query_strategy == "kmeans"
     base = dict(teacher=RandomForestClassifier(5), n_teachers=10, noise_scale=2.0,
@@ -439,11 +439,11 @@ def test_kmeans_is_the_default_and_falls_back_to_random_where_it_would_be_slow()
     random = PATEClassifier(query_strategy="random", **base).fit(X_priv, y_priv,
                                                                    X_public=X_pub)
     assert not np.array_equal(kmeans.predict_proba(X_test), random.predict_proba(X_test))
-    limit = _classifier._KMEANS_MAX_WORK
+    limit = _labelling._KMEANS_MAX_WORK
     try:
-        _classifier._KMEANS_MAX_WORK = len(X_pub) * 30 - 1  # just below this fit's work
+        _labelling._KMEANS_MAX_WORK = len(X_pub) * 30 - 1  # just below this fit's work
         fallback = PATEClassifier(**base).fit(X_priv, y_priv, X_public=X_pub)
     finally:
-        _classifier._KMEANS_MAX_WORK = limit
+        _labelling._KMEANS_MAX_WORK = limit
     np.testing.assert_array_equal(fallback.predict_proba(X_test),
                                   random.predict_proba(X_test))
