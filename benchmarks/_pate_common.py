@@ -61,3 +61,15 @@ def shared_teachers():
 def majority(y_train, y_eval):
     values, counts = np.unique(y_train, return_counts=True)
     return float(np.mean(np.asarray(y_eval) == values[np.argmax(counts)]))
+
+
+# The student's options both PATE benchmarks compare (query choice x semi-supervision).
+STUDENT_OPTIONS = {
+    "random queries, no semi-supervision": dict(query_strategy="random", semi_supervised=None),
+    "random queries, self-training": dict(query_strategy="random",
+                                          semi_supervised="self_training"),
+    "k-means queries, no semi-supervision": dict(query_strategy="kmeans",
+                                                 semi_supervised=None),
+    "k-means queries, self-training": dict(query_strategy="kmeans",
+                                           semi_supervised="self_training"),
+}

@@ -43,7 +43,7 @@ import time
 import warnings
 
 import numpy as np
-from _pate_common import majority, shared_teachers
+from _pate_common import STUDENT_OPTIONS, majority, shared_teachers
 from _results import markdown_table, versions, write
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 
@@ -57,15 +57,7 @@ N_EVAL = 11282  # the last 11,282 test rows: the evaluation set (the paper's)
 TEACHERS = 250
 EPSILONS = (0.5, 1.0, 2.0, 4.0)
 FIXED = {2.0: (0.25, 0.6)}  # noise_scale / n_teachers
-OPTIONS = {  # the student's options, at epsilon 1 and 2
-    "random queries, no semi-supervision": dict(query_strategy="random", semi_supervised=None),
-    "random queries, self-training": dict(query_strategy="random",
-                                          semi_supervised="self_training"),
-    "k-means queries, no semi-supervision": dict(query_strategy="kmeans",
-                                                 semi_supervised=None),
-    "k-means queries, self-training": dict(query_strategy="kmeans",
-                                           semi_supervised="self_training"),
-}
+OPTIONS = STUDENT_OPTIONS  # at epsilon 1 and 2
 TARGETS = "student >= 0.830 at publishable epsilon <= 2.0 (stretch: <= 1.0)"
 
 

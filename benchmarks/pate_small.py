@@ -29,7 +29,7 @@ import time
 import warnings
 
 import numpy as np
-from _pate_common import majority, shared_teachers
+from _pate_common import STUDENT_OPTIONS, majority, shared_teachers
 from _results import markdown_table, versions, write
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
@@ -42,15 +42,7 @@ from skprivate.pate import PATEClassifier
 EPSILONS = (1.0, 2.0, 4.0)
 FIXED_EPSILON = 2.0
 FIXED_NOISE = (0.25, 0.6)  # noise_scale / n_teachers
-OPTIONS = {  # the student's options, at epsilon 2
-    "random queries, no semi-supervision": dict(query_strategy="random", semi_supervised=None),
-    "random queries, self-training": dict(query_strategy="random",
-                                          semi_supervised="self_training"),
-    "k-means queries, no semi-supervision": dict(query_strategy="kmeans",
-                                                 semi_supervised=None),
-    "k-means queries, self-training": dict(query_strategy="kmeans",
-                                           semi_supervised="self_training"),
-}
+OPTIONS = STUDENT_OPTIONS  # at epsilon 2
 OLD_DEFAULTS = dict(n_teachers=250, aggregator="lnmax", noise_scale=20.0, n_queries=500,
                     epsilon=None)
 OLD_DEFAULTS_NOTE = (

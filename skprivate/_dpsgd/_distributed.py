@@ -101,18 +101,13 @@ def _to_dask_array(owner, name, data):
     return data, columns
 
 
-def validate_dask_data(estimator, X, y):
-    """``(X, y)`` as Dask arrays of float64 rows and 1-d targets with the same row chunks.
-
-    Reads no value: only metadata (shapes, dtypes, chunk sizes, column names). Sets
-    ``n_features_in_`` and, for a DataFrame with string column names, ``feature_names_in_``.
-    """
+def dask_rows_and_targets(owner, X, y):
+    """``(X, y, columns)``: ``X`` a 2-d Dask array, ``y`` a 1-d one (from a Dask collection
+    or an in-memory array, chunked as ``X``'s rows) with as many rows; the shared checks of
+    the DP-SGD and PATE Dask fits. Reads no value, only metadata."""
     import dask.array as da
 
-    owner = type(estimator).__name__
     X, columns = _to_dask_array(owner, "X", X)
-    if y is None:
-        raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
     if not is_dask_collection(y):
         y = da.from_array(np.asarray(y), chunks=(X.chunks[0],))
     y, _ = _to_dask_array(owner, "y", y)
@@ -131,6 +126,19 @@ def validate_dask_data(estimator, X, y):
         raise ValueError(
             f"{owner}: X and y have different numbers of rows: {X.shape[0]} and {y.shape[0]}."
         )
+    return X, y, columns
+
+
+def validate_dask_data(estimator, X, y):
+    """``(X, y)`` as Dask arrays of float64 rows and 1-d targets with the same row chunks.
+
+    Reads no value: only metadata (shapes, dtypes, chunk sizes, column names). Sets
+    ``n_features_in_`` and, for a DataFrame with string column names, ``feature_names_in_``.
+    """
+    owner = type(estimator).__name__
+    if y is None:
+        raise ValueError(f"{owner} requires y to be passed, but the target y is None.")
+    X, y, columns = dask_rows_and_targets(owner, X, y)
     if X.dtype.kind not in "biuf":
         raise TypeError(
             f"{owner}: X must hold numbers; got a Dask array of dtype {X.dtype}. Encode the "

@@ -58,9 +58,7 @@ __all__ = []
 
 def _check_inputs(owner, X, y, X_public, groups):
     """``(X, y)`` as Dask arrays with the same row chunks (whole rows per chunk)."""
-    import dask.array as da
-
-    from .._dpsgd._distributed import _to_dask_array, is_dask_collection
+    from .._dpsgd._distributed import dask_rows_and_targets, is_dask_collection
 
     if y is None:
         raise ValueError(
@@ -84,25 +82,7 @@ def _check_inputs(owner, X, y, X_public, groups):
             f"{owner}: with a Dask X, pass the public points as X_public=... (in memory). "
             "Public rows marked y == -1 inside a Dask X are not supported."
         )
-    X, columns = _to_dask_array(owner, "X", X)
-    if not is_dask_collection(y):
-        y = da.from_array(np.asarray(y), chunks=(X.chunks[0],))
-    y, _ = _to_dask_array(owner, "y", y)
-    if X.ndim != 2:
-        raise ValueError(
-            f"{owner}: X must be 2-d (n_samples, n_features); got a Dask array of shape "
-            f"{X.shape}. Reshape it, e.g. X.reshape(-1, 1) for a single feature."
-        )
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y[:, 0]
-    if y.ndim != 1:
-        raise ValueError(
-            f"{owner}: y must be 1-d (n_samples,); got a Dask array of shape {y.shape}."
-        )
-    if X.shape[0] != y.shape[0]:
-        raise ValueError(
-            f"{owner}: X and y have different numbers of rows: {X.shape[0]} and {y.shape[0]}."
-        )
+    X, y, columns = dask_rows_and_targets(owner, X, y)
     if len(X.chunks[1]) > 1:
         X = X.rechunk({1: -1})  # whole rows per chunk: a row goes to one teacher whole
     if y.chunks[0] != X.chunks[0]:
