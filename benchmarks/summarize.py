@@ -131,7 +131,8 @@ def _mean_by(rows, *keys):
 def pate_adult(data):
     means = _mean_by(data["rows"], "model", "target_epsilon")
     forest = means[("forest (non-private)", None)][0]
-    calibrated = {t: a for (m, t), (a, _) in means.items() if m == "PATE (calibrated)"}
+    # "PATE (calibrated)", with the default options in brackets since issue 17's last round
+    calibrated = {t: a for (m, t), (a, _) in means.items() if m.startswith("PATE (calibrated")}
     ours = [f"eps {t:g}: {a:.3f}" for t, a in calibrated.items()]
     old = means[("defaults before issue 17 (LNMax b=20, 500 queries)", None)]
     lssgd = [f"eps {t:g}: {a:.3f}" for (m, t), (a, _) in means.items()
@@ -429,17 +430,50 @@ def dropout_regime(data):
     return rows
 
 
+def dask_scale(data):
+    res, settings = data["results"], data["settings"]
+    mem, small, big = res["memory_1M"], res["dask_1M"], res["dask_big"]
+    peak = max(big["peak_rss_gb_per_worker"].values())
+    return [
+        (f"DP-SGD seconds per step, {settings['n_workers']} Dask workers (LocalCluster), "
+         f"{settings['timed_steps']} steps timed",
+         _join([f"Dask {small['n_rows']:,} rows: {small['step_s']:.3f} s",
+                f"Dask {big['n_rows']:,} rows: {big['step_s']:.3f} s"]),
+         f"in memory {mem['n_rows']:,} rows: {mem['step_s']:.5f} s",
+         f"scheduler round trip {small['round_trip_s']:.3f} s ({small['n_rows']:,}) / "
+         f"{big['round_trip_s']:.3f} s ({big['n_rows']:,}); loaded 2-core machine"),
+        (f"memory per worker at {big['n_rows']:,} rows ({big['table_gb']:.1f} GB table)",
+         f"peak resident {peak:.2f} GB", NONE,
+         "bounded by the worker's chunks plus the interpreter"),
+    ]
+
+
+def pate_label_ceiling(data):
+    groups = {}
+    for r in data["rows"]:  # no epsilon here (true labels): _mean_by does not apply
+        groups.setdefault((r["dataset"], r["queries"]), []).append(r["accuracy"])
+    rows = []
+    for dataset in dict.fromkeys(r["dataset"] for r in data["rows"]):
+        cells = [f"k={k}: {sum(a) / len(a):.3f}" for (d, k), a in groups.items() if d == dataset]
+        rows.append((f"{dataset}: forest on the TRUE labels of k k-means public points, "
+                     f"{len(data['seeds'])} seeds", _join(cells), NONE,
+                     "an upper bound for PATE's student with k answers"))
+    return rows
+
+
 RULES = {
     "accounting_speed": accounting_speed,
     "audit_canary": audit_canary,
     "audit_estimators": audit_estimators,
     "audit_mechanisms": audit_mechanisms,
+    "dask_scale": dask_scale,
     "dplssgd_speed": dplssgd_speed,
     "dplssgd_utility": dplssgd_utility,
     "dropout_stability": dropout_stability,
     "dropout_regime": dropout_regime,
     "gems_digits": gems_digits,
     "pate_adult": pate_adult,
+    "pate_label_ceiling": pate_label_ceiling,
     "pate_small": pate_small,
     "private_preprocessing": private_preprocessing,
     "private_search": private_search,
