@@ -17,8 +17,8 @@ import argparse
 import time
 
 import numpy as np
+from _pate_common import small_data_splits
 from _results import markdown_table, versions, write
-from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
 from skprivate.datasets import load_adult, make_adult_preprocessor
@@ -30,18 +30,7 @@ QUERIES = (16, 30, 50, 100)
 
 def _public_and_eval(name, seed, adult):
     """The public pool with its true labels and the evaluation rows of pate_small.py."""
-    rng = np.random.default_rng(seed)
-    if name in ("breast_cancer", "digits"):
-        X, y = (load_breast_cancer if name == "breast_cancer" else load_digits)(
-            return_X_y=True)
-        order = rng.permutation(len(y))
-        a, b = int(0.6 * len(y)), int(0.8 * len(y))
-        return X[order[a:b]], y[order[a:b]], X[order[b:]], y[order[b:]]
-    X, y, X_test, y_test = adult
-    rng.permutation(len(y))  # the private rows' draw, as in pate_small.py
-    test = rng.permutation(len(y_test))
-    return (X_test[test[:500]], y_test[test[:500]], X_test[test[500:5500]],
-            y_test[test[500:5500]])
+    return small_data_splits(name, seed, adult)[2:]
 
 
 def main():

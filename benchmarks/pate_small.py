@@ -7,8 +7,9 @@ teachers and student) against a non-private forest, the majority class,
 (250 teachers, LNMax b = 20, 500 queries, no budget) and, at epsilon 2, fixed noise
 levels ``noise_scale = s * n_teachers`` with as many queries as epsilon affords (to show
 how far the calibrated choice is from the best fixed one) and the student's options
-(``query_strategy`` "random" or "kmeans", ``semi_supervised`` None or "self_training"; the
-default combination is the "PATE defaults" row).
+(``query_strategy`` "random" or "kmeans", soft labels or the noisy labels only,
+``semi_supervised`` None or "self_training"; the default combination is the "PATE
+defaults" row).
 
 Splits, new per seed: breast cancer and digits, 60 % private, 20 % public (unlabelled, the
 queries), 20 % evaluation; Adult, 1,000 or 3,000 random rows of the training file are
@@ -29,9 +30,8 @@ import time
 import warnings
 
 import numpy as np
-from _pate_common import STUDENT_OPTIONS, majority, shared_teachers
+from _pate_common import STUDENT_OPTIONS, majority, shared_teachers, small_data_splits
 from _results import markdown_table, versions, write
-from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
 from skprivate.datasets import load_adult, make_adult_preprocessor
@@ -44,7 +44,7 @@ FIXED_EPSILON = 2.0
 FIXED_NOISE = (0.25, 0.6)  # noise_scale / n_teachers
 OPTIONS = STUDENT_OPTIONS  # at epsilon 2
 OLD_DEFAULTS = dict(n_teachers=250, aggregator="lnmax", noise_scale=20.0, n_queries=500,
-                    epsilon=None)
+                    epsilon=None, soft_labels=False)
 OLD_DEFAULTS_NOTE = (
     "The defaults before issue 17 (250 teachers, LNMax b = 20, 500 queries, no budget) were "
     "left out of this run (--skip-old-defaults: 250 teachers per fit). Measured in the run "
@@ -56,18 +56,8 @@ TARGETS = ("all fit at epsilon 1 and 2 with defaults; epsilon 2: breast cancer a
 
 
 def _splits(name, seed, adult):
-    rng = np.random.default_rng(seed)
-    if name in ("breast_cancer", "digits"):
-        X, y = (load_breast_cancer if name == "breast_cancer" else load_digits)(
-            return_X_y=True)
-        order = rng.permutation(len(y))
-        a, b = int(0.6 * len(y)), int(0.8 * len(y))
-        return X[order[:a]], y[order[:a]], X[order[a:b]], X[order[b:]], y[order[b:]]
-    X, y, X_test, y_test = adult
-    rows = rng.permutation(len(y))[: int(name.split("_")[1])]
-    test = rng.permutation(len(y_test))
-    return (X[rows], y[rows], X_test[test[:500]], X_test[test[500:5500]],
-            y_test[test[500:5500]])
+    X, y, X_pub, _, X_eval, y_eval = small_data_splits(name, seed, adult)  # no public labels
+    return X, y, X_pub, X_eval, y_eval
 
 
 def _pate(X, y, X_pub, X_eval, y_eval, seed, n_jobs, **params):

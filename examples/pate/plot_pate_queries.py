@@ -46,6 +46,10 @@ for n_queries in queries:
         noise_scale=20.0,
         n_queries=n_queries,
         epsilon=None,  # no budget: the queries are set here, and epsilon_ follows from them
+        # The student learns from the noisy labels only: the data-dependent analysis covers
+        # those, not the noisy counts that soft labels read (with soft labels,
+        # epsilon_data_dependent_ is epsilon_).
+        soft_labels=False,
         random_state=0,
     ).fit(X, y, X_public=X_public)
     accuracy.append(clf.score(X_eval, y_eval))

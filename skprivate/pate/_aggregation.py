@@ -6,7 +6,10 @@ noise is exact integer noise, discrete Laplace or discrete Gaussian (Canonne, Ka
 Steinke 2020), drawn by samplers whose every decision is an integer comparison: no
 floating-point sample exists whose low-order bits could leak the counts (the attack of
 Mironov 2012 on textbook Laplace samplers). All three aggregators release a label (or "no
-answer") per query and never the noisy counts themselves.
+answer") per query; with ``return_counts=True`` they also hand back the noisy counts the label
+was read from, which the student may learn from (``PATEClassifier(soft_labels=...)``): the
+data-independent analysis already is that of the noisy histogram (the arg max is its
+post-processing), while the data-dependent analysis covers the label only.
 """
 
 import numpy as np
@@ -53,34 +56,42 @@ def _argmax_random_ties(values, rng):
     return order[rows[:, 0], np.argmax(values[rows, order], axis=1)]
 
 
-def noisy_argmax(votes, mechanism, noise_scale, rng):
+def noisy_argmax(votes, mechanism, noise_scale, rng, return_counts=False):
     """Report noisy max: the index of the largest noisy count of each row.
 
     ``mechanism`` is "laplace" (LNMax, Papernot et al. 2017, Eq. 1, with discrete Laplace
     noise ``P(z) ~ exp(-|z| / noise_scale)`` on each count) or "gaussian" (GNMax, Papernot
     et al. 2018, Section 4.1, with discrete Gaussian noise ``P(z) ~ exp(-z^2 / (2
-    noise_scale^2))``). Ties are broken uniformly at random.
+    noise_scale^2))``). Ties are broken uniformly at random. ``return_counts``: also return
+    the noisy counts (int64, the shape of ``votes``); the draws are the same either way.
     """
     if mechanism == "laplace":
         noise = discrete_laplace_noise(noise_scale, size=votes.shape, random_state=rng)
     else:
         noise = discrete_gaussian_noise(noise_scale, size=votes.shape, random_state=rng)
-    return _argmax_random_ties(votes.astype(np.int64) + noise, rng)
+    noisy = votes.astype(np.int64) + noise
+    labels = _argmax_random_ties(noisy, rng)
+    return (labels, noisy) if return_counts else labels
 
 
-def confident_gnmax(votes, threshold, threshold_noise_scale, noise_scale, rng):
+def confident_gnmax(votes, threshold, threshold_noise_scale, noise_scale, rng,
+                    return_counts=False):
     """Confident-GNMax (Papernot et al. 2018, Algorithm 1), with discrete Gaussian noise.
 
     A query is answered only if its largest count plus discrete Gaussian noise of parameter
     ``threshold_noise_scale`` reaches ``threshold`` (for integers, the same as reaching
     ``ceil(threshold)``, which is how it is compared: no float enters); answered queries
     then get GNMax with ``noise_scale``. Returns labels with :data:`NO_ANSWER` where the
-    ensemble was not confident enough.
+    ensemble was not confident enough; with ``return_counts``, also the GNMax noisy counts
+    (rows of unanswered queries are zero and carry no information).
     """
     top = votes.max(axis=1).astype(np.int64)
     noise = discrete_gaussian_noise(threshold_noise_scale, size=top.shape, random_state=rng)
     answered = top + noise >= int(np.ceil(threshold))
     labels = np.full(votes.shape[0], NO_ANSWER, dtype=np.int64)
+    noisy = np.zeros(votes.shape, dtype=np.int64)
     if answered.any():
-        labels[answered] = noisy_argmax(votes[answered], "gaussian", noise_scale, rng)
-    return labels
+        labels[answered], noisy[answered] = noisy_argmax(
+            votes[answered], "gaussian", noise_scale, rng, return_counts=True
+        )
+    return (labels, noisy) if return_counts else labels

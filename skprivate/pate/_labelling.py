@@ -3,14 +3,15 @@
 Everything here runs on values the privacy analysis already covers: the teachers are trained
 on a data-independent partition (:mod:`._partition`), each query is answered by the noisy
 aggregator of :mod:`._aggregation`, and the choice of queries and the student's training read
-only public points and earlier noisy answers (post-processing). The accounting is in
-:mod:`._classifier` (``PATEClassifier._account``).
+only public points and earlier noisy answers, or the noisy counts behind them (soft labels,
+:mod:`._soft_labels`): post-processing. The accounting is in :mod:`._classifier`
+(``PATEClassifier._account``).
 """
 
 import numpy as np
 from joblib import delayed
 from sklearn.base import clone
-from sklearn.ensemble import RandomForestClassifier
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.semi_supervised import LabelSpreading, SelfTrainingClassifier
 
 from .._dpsgd._distributed import is_dask_collection
@@ -20,10 +21,20 @@ from ..utils._validation import explain_non_numeric
 from ._aggregation import NO_ANSWER, confident_gnmax, noisy_argmax, vote_counts
 from ._calibration import MECHANISM as _MECHANISM
 from ._partition import draw_partition_key, teacher_owners
+from ._soft_labels import fit_on_posterior, plurality_posterior, weight_parameter
 
 __all__ = []
 
 _UNCERTAINTY_ROUNDS = 4
+# student=None with teacher=None: a random forest, or, for two classes, gradient boosting
+# once the plan asks at least this many queries. A policy constant chosen on Adult (250
+# teachers, five seeds, soft labels): boosting against the forest, -0.5 points at 100
+# answers, +0.1 at 358, +0.4 at 1,255, +0.7 at 4,270; checked on a synthetic two-class
+# problem (make_classification, 30,000 private rows, three seeds): -0.8, -0.1, 0.0, +0.7 at
+# the same numbers of answers. With five classes (same generator) the forest was better at
+# every budget (-2.0 points at 716 answers, -0.9 at 2,436), and on 30 to 150 answers
+# (benchmarks/pate_small.py) as good or better (0.52 against 0.40 on digits at epsilon 2).
+_BOOSTING_FROM_QUERIES = 1000
 # query_strategy="kmeans": k-means only while n_public * n_queries is at most this (one
 # k-means iteration costs that many distances); beyond it the queries are drawn at random.
 _KMEANS_MAX_WORK = 2 * 10**7
@@ -93,30 +104,35 @@ class _LabellingMixin:
         return labels
 
     def _aggregate(self, votes, rng):
+        """The noisy labels of ``votes``' queries and the noisy counts they were read from."""
         scale, threshold, sigma1 = self._noise()
         if self.aggregator == "confident_gnmax":
-            return confident_gnmax(votes, threshold, sigma1, scale, rng)
-        return noisy_argmax(votes, _MECHANISM[self.aggregator], scale, rng)
+            return confident_gnmax(votes, threshold, sigma1, scale, rng, return_counts=True)
+        return noisy_argmax(votes, _MECHANISM[self.aggregator], scale, rng, return_counts=True)
 
     def _ask(self, teacher_labels, X_public, n_queries, rng):
-        """Choose the queries and aggregate their votes; returns (indices, noisy labels)."""
+        """Choose the queries and aggregate their votes.
+
+        Returns (indices, noisy labels, noisy counts): the counts are what the
+        data-independent analysis already pays for (see :mod:`._soft_labels`).
+        """
         votes = vote_counts(teacher_labels, len(self.classes_))
         order = rng.permutation(X_public.shape[0])
         if self.query_strategy == "random" or n_queries >= X_public.shape[0]:
             asked = order[:n_queries]
-            return asked, self._aggregate(votes[asked], rng)
+            return (asked, *self._aggregate(votes[asked], rng))
         if self.query_strategy == "kmeans":
             if X_public.shape[0] * n_queries > _KMEANS_MAX_WORK:
                 asked = order[:n_queries]
             else:
                 asked = _representative_points(X_public, n_queries, order, rng)
-            return asked, self._aggregate(votes[asked], rng)
+            return (asked, *self._aggregate(votes[asked], rng))
         # Uncertainty sampling (2017, Appendix B.2): the student's confidence depends only on
         # earlier noisy answers and public points, so choosing queries by it is
         # post-processing and the data-independent cost is unchanged.
         first = max(n_queries // _UNCERTAINTY_ROUNDS, 1)
         asked = order[:first]
-        labels = self._aggregate(votes[asked], rng)
+        labels, counts = self._aggregate(votes[asked], rng)
         remaining = order[first:]
         per_round = int(np.ceil((n_queries - first) / max(_UNCERTAINTY_ROUNDS - 1, 1)))
         while len(asked) < n_queries and len(remaining):
@@ -134,12 +150,21 @@ class _LabellingMixin:
             chosen = remaining[pick]
             remaining = np.delete(remaining, pick)
             asked = np.concatenate([asked, chosen])
-            labels = np.concatenate([labels, self._aggregate(votes[chosen], rng)])
-        return asked, labels
+            more_labels, more_counts = self._aggregate(votes[chosen], rng)
+            labels = np.concatenate([labels, more_labels])
+            counts = np.concatenate([counts, more_counts])
+        return asked, labels, counts
+
+    def _student_template(self):
+        student = self.student if self.student is not None else self.teacher
+        if student is not None:
+            return clone(student)
+        if len(self.classes_) == 2 and self._query_plan.n_queries >= _BOOSTING_FROM_QUERIES:
+            return HistGradientBoostingClassifier()
+        return RandomForestClassifier(100)
 
     def _new_student(self):
-        student = self.student if self.student is not None else self.teacher
-        student = clone(student) if student is not None else RandomForestClassifier(100)
+        student = self._student_template()
         # Like the teachers, seeded from this fit's generator (as sklearn's bagging does), so
         # that an int random_state makes the whole fit reproducible.
         if "random_state" in student.get_params():
@@ -149,10 +174,43 @@ class _LabellingMixin:
     def _fit_student(self, X, y):
         return self._new_student().fit(X, y)
 
-    def _train_student(self, X_public, asked, labels):
+    def _soft_labels_wanted(self):
+        """Whether the student learns from soft labels: ``soft_labels`` resolved, or an error.
+
+        Public settings only, so it is decided (and a bad combination refused) before any
+        teacher is trained.
+        """
+        name = type(self).__name__
+        why_not = None
+        if self.release_data_dependent:
+            why_not = ("release_data_dependent=True: the data-dependent analysis covers the "
+                       "noisy arg max only, not the noisy counts soft labels read")
+        elif self.semi_supervised is not None:
+            why_not = (f"semi_supervised={self.semi_supervised!r}: the semi-supervised "
+                       "models are trained on hard labels")
+        elif weight_parameter(self._student_template()) is None:
+            why_not = ("the student's fit takes no sample_weight (soft labels are passed as "
+                       "weights)")
+        if self.soft_labels == "auto":
+            return why_not is None
+        if self.soft_labels and why_not is not None:
+            raise ValueError(
+                f"{name}: soft_labels=True cannot be used with {why_not}. Use "
+                "soft_labels='auto' (soft labels where they apply) or soft_labels=False."
+            )
+        return bool(self.soft_labels)
+
+    def _train_student(self, X_public, asked, labels, counts):
         answered = labels != NO_ANSWER
         X_labelled, y_labelled = X_public[asked[answered]], self.classes_[labels[answered]]
         method = self.semi_supervised
+        if self.soft_labels_:
+            scale = self._noise()[0]
+            posterior = plurality_posterior(
+                counts[answered], _MECHANISM[self.aggregator], scale, int(self._student_seed)
+            )
+            return fit_on_posterior(self._new_student(), X_labelled, posterior,
+                                    self.classes_)
         if method is None:
             return self._fit_student(X_labelled, y_labelled)
         # The unlabelled public points join as -1 rows; the encoded labels keep -1 free.

@@ -423,10 +423,15 @@ def test_kmeans_queries_cover_every_cluster_of_the_public_points():
     chosen = _representative_points(X, 6, rng.permutation(len(X)), rng)
     assert len(chosen) == len(set(chosen)) == 6
     assert set(group[chosen]) == {0, 1, 2}
-    clf = PATEClassifier(RandomForestClassifier(5), n_teachers=10, noise_scale=2.0,
-                         n_queries=30, epsilon=None, query_strategy="kmeans", random_state=0)
-    clf.fit(X_priv, y_priv, X_public=X_pub)
-    assert clf.n_queries_ == 30 and clf.score(X_test, y_test) > 0.85
+    scores = []
+    for seed in range(3):  # 30 answers: one seed's student varies by several points
+        clf = PATEClassifier(RandomForestClassifier(5), n_teachers=10, noise_scale=2.0,
+                             n_queries=30, epsilon=None, query_strategy="kmeans",
+                             random_state=seed)
+        clf.fit(X_priv, y_priv, X_public=X_pub)
+        assert clf.n_queries_ == 30
+        scores.append(clf.score(X_test, y_test))
+    assert np.mean(scores) > 0.85  # majority class 0.63
 
 
 def test_kmeans_is_the_default_and_falls_back_to_random_where_it_would_be_slow():
