@@ -461,6 +461,27 @@ def pate_label_ceiling(data):
     return rows
 
 
+def pate_student(data):
+    groups = {}
+    for r in data["rows"]:
+        groups.setdefault((r["classes"], r["target_epsilon"], r["student"]), []).append(r)
+    rows = []
+    for n_classes in dict.fromkeys(r["classes"] for r in data["rows"]):
+        cells, gaps = [], []
+        for (c, eps, student), group in groups.items():
+            if c != n_classes or student != "gradient boosting":
+                continue
+            boost = sum(r["accuracy"] for r in group) / len(group)
+            forest = groups[(c, eps, "forest")]
+            forest = sum(r["accuracy"] for r in forest) / len(forest)
+            cells.append(f"{group[0]['answers']} answers: {boost:.3f}")
+            gaps.append(f"{group[0]['answers']}: {100 * (boost - forest):+.1f}")
+        rows.append((f"synthetic, {n_classes} classes: PATE's gradient-boosting student, "
+                     f"{len(data['seeds'])} seeds", _join(cells), "forest student",
+                     "boosting - forest, points, by answers: " + _join(gaps)))
+    return rows
+
+
 RULES = {
     "accounting_speed": accounting_speed,
     "audit_canary": audit_canary,
@@ -475,6 +496,7 @@ RULES = {
     "pate_adult": pate_adult,
     "pate_label_ceiling": pate_label_ceiling,
     "pate_small": pate_small,
+    "pate_student": pate_student,
     "private_preprocessing": private_preprocessing,
     "private_search": private_search,
     "scale": scale,

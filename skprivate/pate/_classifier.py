@@ -41,10 +41,10 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         The model trained on the noisy labels. None means a clone of ``teacher``; when
         ``teacher`` is None too, a random forest of 100 trees, or, for two classes,
         scikit-learn's ``HistGradientBoostingClassifier`` when the plan asks 1,000 queries
-        or more (a policy constant chosen on Adult, where boosting gained 0.4 points at
-        1,255 answers and 0.7 at 4,270 and lost 0.5 at 100; on a synthetic two-class
-        problem it tied at 1,255 and gained 0.7 at 4,270, and with five classes the forest
-        was better at every budget; see the PATE user guide).
+        or more (a policy constant chosen on Adult, where boosting gained 0.2 points at
+        1,255 answers and 0.7 at 4,270 and lost 0.5 at 100 and 0.3 at 358; checked on
+        synthetic two- and five-class problems, ``benchmarks/pate_student.py``; see the
+        PATE user guide).
     n_teachers : int or "auto", default="auto"
         Number of teachers, hence of disjoint partitions of the private rows. ``"auto"``:
         1.5 sqrt(n) teachers for n private rows, between 2 and 250 (the number of rows is

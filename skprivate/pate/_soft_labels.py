@@ -24,11 +24,12 @@ rows, so an approximation costs accuracy, never privacy). The student is then fi
 each answered point once per class, weighted by that probability (the weighted
 log-loss of a classifier is then its cross-entropy against the soft label).
 
-Measured (``benchmarks/pate_adult.py``, ``benchmarks/pate_small.py``): on Adult with 250
-teachers, a forest student trained on these weights instead of the arg max gained 0.4
-points at epsilon 1 and 0.1 to 0.3 at epsilon 2, a gradient-boosting student 0.4 to 1.5;
-close answers, which are wrong about half the time, no longer count as much as unanimous
-ones.
+Measured (``benchmarks/pate_adult.py``, ``benchmarks/pate_small.py``, five seeds, epsilon
+2 unless said): on Adult with 250 teachers the default student reached 0.834 against 0.830
+with the noisy labels only, and at epsilon 1 0.823 against 0.817; digits 0.512 against
+0.410; 3,000 Adult rows 0.798 against 0.793; breast cancer and 1,000 Adult rows within the
+spread of the seeds (0.898 against 0.900, 0.769 against 0.777). Close answers, which the
+noise decides about half the time, no longer count as much as unanimous ones.
 """
 
 import numpy as np
