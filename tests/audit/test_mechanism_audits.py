@@ -61,6 +61,25 @@ def test_gnmax_per_query_claim_survives_an_audit():
     assert 1.5 <= result.epsilon_lower_bound <= claimed
 
 
+def test_soft_labels_read_nothing_the_gnmax_claim_does_not_cover():
+    # The student's soft labels are a function of GNMax's noisy counts, not only of its arg
+    # max; the data-independent claim (the Gaussian mechanism on the histogram) must cover
+    # them. Audit the posterior the student is given, on the votes where one teacher moves.
+    from skprivate.pate._soft_labels import plurality_posterior
+
+    sigma, delta = 1.0, 1e-5
+    claimed = pate_epsilon(np.zeros((1, 2), dtype=int), mechanism="gaussian", noise_scale=sigma,
+                           delta=delta, data_dependent=False).epsilon_data_independent
+    rng = np.random.default_rng(4)
+    _, counts = noisy_argmax(_repeat([2, 0]), "gaussian", sigma, rng, return_counts=True)
+    _, counts_prime = noisy_argmax(_repeat([1, 1]), "gaussian", sigma, rng, return_counts=True)
+    soft = plurality_posterior(counts, "gaussian", sigma, seed=0)[:, 0]
+    soft_prime = plurality_posterior(counts_prime, "gaussian", sigma, seed=0)[:, 0]
+    result = audit_scores(soft, soft_prime, delta=delta)
+    # More than the label alone shows (1.5 in the audit above), never more than claimed.
+    assert 2.0 <= result.epsilon_lower_bound <= claimed
+
+
 def test_confident_gnmax_claim_survives_an_audit():
     threshold, sigma1, sigma2, delta = 4.0, 1.0, 1.0, 1e-5
     claimed = pate_epsilon(np.zeros((1, 2), dtype=int), mechanism="gaussian", noise_scale=sigma2,
