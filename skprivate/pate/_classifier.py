@@ -92,11 +92,11 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         k-means and the point nearest each centre is asked. It falls back to random
         points when the public points are not numeric or when ``n_public * n_queries``
         exceeds 2e7 (each k-means iteration computes that many distances). Chosen as the
-        default on measurements at epsilon 2 (five seeds, forest student,
-        ``benchmarks/pate_small.py``): it raised the student on digits (0.341 against
-        0.269 for random points), breast cancer (0.882 against 0.868) and 1,000 Adult rows
-        (0.779 against 0.765), tied on 3,000 Adult rows (0.789 against 0.790), and on all
-        of Adult gave 0.826 against 0.825 (five seeds, ``benchmarks/pate_adult.py``).
+        default on measurements at epsilon 2 (five seeds, default student and soft labels,
+        ``benchmarks/pate_small.py``, ``benchmarks/pate_adult.py``): against random
+        points it raised the student on digits (0.512 against 0.402) and was within about
+        a point elsewhere: breast cancer 0.898 against 0.909, 1,000 and 3,000 Adult rows
+        0.769 against 0.771 and 0.798 against 0.792, all of Adult 0.834 against 0.833.
         ``"random"``: a random subset. ``"uncertainty"`` (2017 Appendix B.2): train the
         student on a first quarter of the queries, then ask about the public points it is
         least sure of, in rounds.
@@ -104,11 +104,11 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         Let the student also learn from the public points that were not labelled (free:
         public points and the noisy answers only): scikit-learn's
         ``SelfTrainingClassifier`` around the student, or ``LabelSpreading`` instead of
-        it (the tabular stand-in for the paper's PATE-G). Off by default: at epsilon 2,
-        self-training (with random queries) lowered the forest student on breast cancer
-        (0.858 against 0.868), 3,000 Adult rows (0.777 against 0.790) and all of Adult
-        (0.823 against 0.825), raised it on digits (0.284 against 0.269) and was within a
-        point on 1,000 Adult rows (``benchmarks/pate_small.py``, five seeds;
+        it (the tabular stand-in for the paper's PATE-G); both learn from the noisy labels
+        (no soft labels). Off by default: at epsilon 2, self-training was below the
+        default student on breast cancer (0.884 against 0.898), digits (0.393 against
+        0.512), 1,000 and 3,000 Adult rows (0.766 against 0.769, 0.785 against 0.798) and
+        all of Adult (0.833 against 0.834) (``benchmarks/pate_small.py``, five seeds;
         ``benchmarks/pate_adult.py``).
     soft_labels : "auto" or bool, default="auto"
         Train the student on how sure each answer is, not only on the answer: each
@@ -171,8 +171,9 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
     epsilon_data_dependent_ : float
         The papers' tighter data-dependent bound. It is a function of the private votes, so
         publishing it leaks information about the private data. It bounds the release of
-        the noisy labels only: with soft labels (``soft_labels_``) it is ``epsilon_``. It is left out of pickles
-        (with its row of ``privacy_report_``): saving a model is how it leaves your machine.
+        the noisy labels only: with soft labels (``soft_labels_``) it is ``epsilon_``. It
+        is left out of pickles (with its row of ``privacy_report_``): saving a model is how
+        it leaves your machine.
     epsilon_sanitized_ : float
         Only with ``release_data_dependent=True``: the data-dependent epsilon released
         privately by smooth sensitivity (2018 paper, Section 4 and Appendix C;
