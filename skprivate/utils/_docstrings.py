@@ -327,6 +327,20 @@ ACCOUNTANT_RENAMED_DOC = fragment(
     """
 )
 
+N_SAMPLES_PUBLIC_DOC = fragment(
+    """
+    n_samples_public : bool, default=False
+        Whether the number of training rows is public. False (use this unless you know
+        otherwise): the fit first releases a noisy count of the rows (exact discrete Laplace
+        noise, 5 % of ``epsilon``, part of ``epsilon_``) and plans on it, so nothing in the
+        fitted model reads the exact number, which differs between add/remove-one-row
+        neighbours. True: the plan reads the exact number of rows and spends nothing on it;
+        correct only when everyone who sees the model already knows that number (a
+        published table size, a fixed-size extract). ``privacy_report_`` then says "treated
+        as public".
+    """
+)
+
 #: Every shared fragment by its placeholder name, for ``Substitution(**SHARED_DOCS)``.
 SHARED_DOCS = {
     "epsilon_dpsgd": EPSILON_DPSGD_DOC,
@@ -344,6 +358,7 @@ SHARED_DOCS = {
     "smoothing_order": SMOOTHING_ORDER_DOC,
     "verbose_steps": VERBOSE_STEPS_DOC,
     "classes_public": CLASSES_PUBLIC_DOC,
+    "n_samples_public": N_SAMPLES_PUBLIC_DOC,
     "n_features_in_": N_FEATURES_IN_DOC,
     "feature_names_in_": FEATURE_NAMES_IN_DOC,
     "delta_": DELTA_ATTRIBUTE_DOC,
