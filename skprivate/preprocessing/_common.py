@@ -12,6 +12,8 @@ __all__ = [
     "_PrivateTransformer",
     "check_transform_input",
     "exponential_quantiles",
+    "quantile_gaps",
+    "rank_utility_sensitivity",
     "resolve_bounds",
 ]
 
@@ -69,18 +71,75 @@ def resolve_bounds(bounds, X, owner):
     return lower, upper, []
 
 
+def rank_utility_sensitivity(q):
+    """Sensitivity ``max(q, 1 - q)`` of the rank utility of the ``q``-quantile.
+
+    The utility is ``u(x) = -|#{i: x_i < x} - q n|`` with ``n`` the realised number of
+    values. Adding one row ``z`` (removing is the same with the roles swapped) makes
+    ``n -> n + 1``, so ``q n -> q n + q``, and: if ``z < x`` the count below ``x`` grows
+    by 1, and ``#{x_i < x} - q n`` moves by ``1 - q``; if ``z >= x`` the count is
+    unchanged and it moves by ``-q``. The absolute value is 1-Lipschitz, so
+    ``|u(x) - u'(x)| <= max(q, 1 - q)`` at every ``x``, and both values are attained
+    (``z`` below or above every point). ``n`` entering the utility needs no noisy count:
+    the bound above already accounts for it changing with the row.
+    """
+    return max(float(q), 1.0 - float(q))
+
+
+def quantile_gaps(X, lower, upper, q, epsilon):
+    """The exponential mechanism's gaps between sorted values and their log-weights.
+
+    Returns ``(Z, lengths, logw)``: ``Z`` of shape ``(n + 2, d)`` holds ``lower``, the
+    sorted values (NaN replaced by ``upper``) and ``upper``; gap ``k`` is
+    ``[Z[k], Z[k + 1]]`` with length ``lengths[k]``, on which the utility is constant
+    (``k`` values lie below any of its points), and ``logw[k]`` is the log of its
+    probability up to a constant: ``log length_k + epsilon u_k / (2 max(q, 1 - q))``
+    (without the 2 at ``q`` = 0 or 1, where the utility is monotone).
+    The output density at a point of gap ``k`` is ``exp(logw[k]) / length_k`` over the
+    sum of ``exp(logw)``. Shared by :func:`exponential_quantiles` and its tests.
+    """
+    n_samples = X.shape[0]
+    present = (~np.isnan(X)).sum(axis=0)
+    Z = np.sort(X, axis=0)  # NaN sort last
+    Z = np.where(np.isnan(Z), upper, Z)
+    Z = np.vstack([lower[None, :], Z, upper[None, :]])  # (n + 2, d)
+    lengths = np.diff(Z, axis=0)  # (n + 1, d); gaps beyond n_j have length 0
+    rank = np.arange(n_samples + 1)[:, None]  # values below any point of gap k
+    utility = -np.abs(rank - q * present[None, :])
+    # epsilon-DP: McSherry and Talwar 2007, Theorem 6 (Dwork and Roth 2014, Theorem 3.10)
+    # with the utility's sensitivity Delta = max(q, 1 - q) (rank_utility_sensitivity).
+    # For 0 < q < 1 the factor 2 stays: a row moves u up at some x and down at others
+    # (below and above the quantile), and both halves of the bound are attained together
+    # (the tests' exact densities reach epsilon within 1 %). For q = 0 or 1 the utility is
+    # monotone (u = -#{x_i < x}, resp. -#{x_i >= x}: adding a row never raises it), and
+    # exp(epsilon u / Delta) is epsilon-DP (McSherry and Talwar 2007, Theorem 6, monotone
+    # case; Dwork and Roth 2014, remark after Theorem 3.10): the ratio of the weights and
+    # that of the normalisers then lie on opposite sides of 1.
+    monotone = q == 0.0 or q == 1.0
+    scale = (1.0 if monotone else 0.5) * epsilon / rank_utility_sensitivity(q)
+    with np.errstate(divide="ignore"):
+        logw = np.log(lengths) + scale * utility
+    return Z, lengths, logw
+
+
 def exponential_quantiles(X, lower, upper, q, epsilon, rng):
     """One private ``q``-quantile per column of ``X``, each ``epsilon``-DP; NaN are absent.
 
     The exponential mechanism over the interval ``[lower_j, upper_j]`` (Smith 2011,
-    Section 3; McSherry and Talwar 2007, Theorem 6) with utility
-    ``u(x) = -|#{i: x_i < x} - q n_j|``, ``n_j`` the number of non-missing values: the
-    output density is proportional to ``exp(epsilon u(x) / 2)``. Adding or removing one row
-    changes the count by at most 1 and ``q n_j`` by ``q``, so ``|u(x) - u'(x)| <=
-    max(q, 1 - q) <= 1``, and the release is ``epsilon``-DP per column. Between two
-    consecutive sorted values the utility is constant, so the mechanism picks the gap ``k``
-    with probability proportional to ``length_k exp(epsilon u_k / 2)`` (Gumbel-max
-    sampling, exact) and a uniform point inside it.
+    Section 3; McSherry and Talwar 2007, Theorem 6; Dwork and Roth 2014, Theorem 3.10)
+    with utility ``u(x) = -|#{i: x_i < x} - q n_j|``, ``n_j`` the number of non-missing
+    values: the output density is proportional to ``exp(epsilon u(x) / (2 Delta))`` with
+    ``Delta = max(q, 1 - q)``, the utility's sensitivity under add/remove of one row
+    (:func:`rank_utility_sensitivity`: ``n_j`` changes with the row, which ``Delta``
+    accounts for). The density is with respect to the length on the public interval, so
+    ``f_D(x) / f_D'(x) = exp(epsilon (u_D(x) - u_D'(x)) / (2 Delta)) Z_D' / Z_D`` and each
+    factor is at most ``exp(epsilon / 2)``: the release is ``epsilon``-DP per column. At
+    ``q`` = 0 or 1 the utility is monotone in the data and the density is proportional to
+    ``exp(epsilon u(x) / Delta)`` (the two factors then pull in opposite directions).
+    Between two consecutive sorted values the utility is constant, so the mechanism picks
+    the gap ``k`` with probability proportional to ``length_k exp(epsilon u_k /
+    (2 Delta))`` (:func:`quantile_gaps`; Gumbel-max sampling, exact) and a uniform point
+    inside it: that is the continuous density above, not an approximation of it.
 
     Parameters
     ----------
@@ -98,19 +157,10 @@ def exponential_quantiles(X, lower, upper, q, epsilon, rng):
     -------
     quantiles : ndarray of shape (n_features,)
     """
-    n_samples, n_features = X.shape
-    present = (~np.isnan(X)).sum(axis=0)
-    Z = np.sort(X, axis=0)  # NaN sort last
-    Z = np.where(np.isnan(Z), upper, Z)
-    Z = np.vstack([lower[None, :], Z, upper[None, :]])  # (n + 2, d)
-    lengths = np.diff(Z, axis=0)  # (n + 1, d); gaps beyond n_j have length 0
-    rank = np.arange(n_samples + 1)[:, None]  # values below any point of gap k
-    utility = -np.abs(rank - q * present[None, :])
-    with np.errstate(divide="ignore"):
-        logw = np.log(lengths) + 0.5 * epsilon * utility
+    Z, lengths, logw = quantile_gaps(X, lower, upper, q, epsilon)
     gap = np.argmax(logw + rng.gumbel(size=logw.shape), axis=0)
-    cols = np.arange(n_features)
-    return Z[gap, cols] + rng.uniform(size=n_features) * lengths[gap, cols]
+    cols = np.arange(X.shape[1])
+    return Z[gap, cols] + rng.uniform(size=X.shape[1]) * lengths[gap, cols]
 
 
 def check_transform_input(estimator, X, attributes=None, **check_params):

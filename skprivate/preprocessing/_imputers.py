@@ -11,6 +11,7 @@ from ._common import (
     check_transform_input,
     exponential_quantiles,
     gaussian_event,
+    rank_utility_sensitivity,
     resolve_bounds,
     split_gaussian_sigma,
 )
@@ -64,8 +65,10 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
     sensitivity is ``sqrt(2 d)``; the fill value is their ratio, clipped to the bounds.
     ``"median"``: the exponential-mechanism median of the non-missing values of each
     feature (Smith 2011), ``epsilon / d`` each, composed by basic composition (Dwork and
-    Roth 2014, Theorem 3.16). Values are not clipped in ``transform``: only missing
-    entries change.
+    Roth 2014, Theorem 3.16); the rank utility ``-|#{x_i < x} - n_j / 2|`` moves by at
+    most ``1/2`` when a row is added or removed, and the mechanism is calibrated to that
+    sensitivity (McSherry and Talwar 2007, Theorem 6). Values are not clipped in
+    ``transform``: only missing entries change.
 
     Examples
     --------
@@ -142,7 +145,9 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
             report = {
                 "mechanism": "exponential mechanism median per feature",
                 "epsilon_per_feature": self.epsilon / d,
-                "reference": "Smith 2011; Dwork and Roth 2014, Theorem 3.16",
+                "utility_sensitivity": rank_utility_sensitivity(0.5),
+                "reference": "Smith 2011; McSherry and Talwar 2007, Theorem 6; "
+                             "Dwork and Roth 2014, Theorem 3.16",
             }
         else:
             centre, half = (upper + lower) / 2.0, (upper - lower) / 2.0

@@ -15,7 +15,6 @@ from skprivate.accounting import BudgetAccountant
 from skprivate.exceptions import PrivacyLeakWarning
 from skprivate.linear_model import DPLSSGDClassifier
 from skprivate.preprocessing import RobustScaler, StandardScaler, make_private_pipeline
-from skprivate.preprocessing._common import exponential_quantiles
 from skprivate.preprocessing._scalers import _standard_moments, _standard_sensitivity
 
 
@@ -114,42 +113,6 @@ def test_accountant_is_charged_before_reading():
     with pytest.raises(Exception, match="budget"):
         StandardScaler(epsilon=0.1, bounds=(0, 1), accountant=acc).fit(X)
     assert acc.spends[0].event is not None  # composes in Renyi DP with the estimator
-
-
-def _em_density(z, lower, upper, q, epsilon, grid):
-    """Exact output density of the exponential-mechanism quantile on a grid (test's own)."""
-    z = np.sort(z)
-    below = np.searchsorted(z, grid, side="left")
-    logw = -0.5 * epsilon * np.abs(below - q * len(z))
-    w = np.exp(logw - logw.max())
-    return w / (w.sum() * (grid[1] - grid[0]))
-
-
-def test_quantile_privacy_loss_is_at_most_epsilon():
-    """Exact densities at neighbouring data sets: the log ratio never exceeds epsilon."""
-    rng = np.random.default_rng(0)
-    z = rng.uniform(0, 10, size=15)
-    grid = np.linspace(0, 10, 200001)[:-1] + 0.5e-4
-    for q in (0.25, 0.5, 0.9):
-        base = _em_density(z, 0, 10, q, 1.0, grid)
-        for extra in (0.0, 3.3, 10.0):
-            other = _em_density(np.append(z, extra), 0, 10, q, 1.0, grid)
-            assert np.max(np.abs(np.log(base / other))) <= 1.0 + 1e-9
-
-
-def test_quantile_sampler_matches_the_exact_density():
-    """Many columns of the same data give independent draws: their histogram over the
-    gaps between data points matches the exact exponential-mechanism probabilities."""
-    rng = np.random.default_rng(0)
-    z = np.array([1.0, 2.0, 2.5, 6.0, 9.0])
-    X = np.repeat(z[:, None], 200000, axis=1)
-    lower, upper = np.zeros(X.shape[1]), np.full(X.shape[1], 10.0)
-    draws = exponential_quantiles(X, lower, upper, 0.5, 1.0, rng)
-    edges = np.array([0.0, *z, 10.0])
-    counts = np.histogram(draws, bins=edges)[0] / len(draws)
-    lengths = np.diff(edges)
-    weights = lengths * np.exp(-0.5 * np.abs(np.arange(6) - 2.5))
-    assert counts == pytest.approx(weights / weights.sum(), abs=0.005)
 
 
 def test_robust_scaler_on_heavy_tails():
