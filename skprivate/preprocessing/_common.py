@@ -175,7 +175,16 @@ def check_transform_input(estimator, X, attributes=None, **check_params):
 
 
 class _PrivateTransformer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
-    """Shared fit plumbing: budget reserved before ``X`` is read; a zero-cost free fit."""
+    """Shared fit plumbing: budget reserved before ``X`` is read; a zero-cost free fit.
+
+    No private preprocessor plans on the number of rows (each plan depends on the
+    parameters alone), and none reads the exact ``n`` into what it publishes: a mean divides
+    by a count released with the sums, a quantile's utility accounts for ``n`` in its
+    sensitivity. The ``n_samples`` each passes to ``_finish_private_fit`` (for the
+    ``delta >= 1/n`` caveat, whose text prints ``1/n`` into the published report) is a
+    released count too, or None for a pure-DP fit (the check needs ``delta > 0``): a
+    function of the exact ``n`` in the report would be an unbounded loss under add/remove.
+    """
 
     def _reserve_and_validate(self, X, *, free=False, **check_params):
         """Reserve the planned spend, then validate ``X``; returns ``(X, plan)``.

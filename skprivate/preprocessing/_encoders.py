@@ -96,7 +96,8 @@ class OneHotEncoder(_PrivateTransformer):
     (Canonne, Kamath and Steinke 2020). A value present in one neighbour only has count 1
     there, and is kept only if its noisy count reaches ``threshold_``, which happens with
     probability at most ``delta / d`` per feature, ``delta`` in all. Only the set of kept
-    values is released, never the counts.
+    values is released, never the counts (the report's ``delta >= 1/n`` check reads the
+    largest sum of one feature's kept noisy counts: post-processing of that release).
 
     Examples
     --------
@@ -188,6 +189,7 @@ class OneHotEncoder(_PrivateTransformer):
         threshold, scale = histogram_threshold(d / self.epsilon, self.delta / d)
         missing = _missing(X)
         self.categories_ = []
+        released_n = 0  # the most rows any feature's kept noisy counts add up to
         for j in range(d):  # one histogram per feature; the rows are counted vectorised
             values = X[~missing[:, j], j]
             try:
@@ -199,7 +201,9 @@ class OneHotEncoder(_PrivateTransformer):
                 ) from None
             noise = discrete_laplace_noise(scale, size=len(uniq), random_state=rng)
             noisy = counts + np.asarray(noise, dtype=np.int64).reshape(-1)
-            self.categories_.append(np.asarray(uniq[noisy >= threshold], dtype=object))
+            kept = noisy >= threshold
+            self.categories_.append(np.asarray(uniq[kept], dtype=object))
+            released_n = max(released_n, int(noisy[kept].sum()))
         self.threshold_ = int(threshold)
         self._finish_private_fit(
             plan,
@@ -210,7 +214,8 @@ class OneHotEncoder(_PrivateTransformer):
                 "reference": "Korolova et al. 2009; Vadhan 2017, Prop. 3.5; "
                              "Canonne, Kamath and Steinke 2020",
             },
-            X.shape[0],
+            # not X.shape[0]: the delta caveat prints 1/n into the published report
+            released_n,
         )
         return self
 

@@ -138,6 +138,7 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
         rng = self._noise_rng()
         lower, upper, caveats = resolve_bounds(self.bounds, X, type(self).__name__)
         Xc = np.clip(X, lower, upper)  # NaN stays NaN
+        released_n = None  # pure DP (median): no delta to check against 1/n
         if self.strategy == "median":
             self.statistics_ = exponential_quantiles(
                 Xc, lower, upper, 0.5, self.epsilon / d, rng
@@ -157,6 +158,7 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
             counts = present.sum(axis=0) + rng.normal(0.0, sigma, size=d)
             sums = U.sum(axis=0) + rng.normal(0.0, sigma, size=d)
             mean_u = np.clip(sums / np.maximum(counts, 1.0), -1.0, 1.0)
+            released_n = float(np.max(counts))  # post-processing, for the delta caveat
             self.statistics_ = centre + half * mean_u
             report = {
                 "mechanism": "Gaussian mechanism on (counts, clipped sums) per feature",
@@ -165,7 +167,7 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
                 "reference": "Balle and Wang 2018, Theorem 8",
             }
         self.bounds_ = (lower, upper)
-        self._finish_private_fit(plan, report, X.shape[0], caveats)
+        self._finish_private_fit(plan, report, released_n, caveats)
         return self
 
     def transform(self, X):

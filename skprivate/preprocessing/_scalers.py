@@ -238,7 +238,7 @@ class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransform
                 "l2_sensitivity": _standard_sensitivity(d),
                 "reference": "Balle and Wang 2018, Theorem 8",
             },
-            X.shape[0],
+            n,  # the released count, not X.shape[0]: the report is published
             caveats,
         )
         return self
@@ -386,7 +386,7 @@ class RobustScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransformer
                 "composition": "basic (Dwork and Roth 2014, Theorem 3.16)",
                 "reference": "Smith 2011; McSherry and Talwar 2007, Theorem 6",
             },
-            X.shape[0],
+            None,  # pure DP: no delta to check against 1/n, and no count released
             caveats,
         )
         return self
