@@ -158,7 +158,7 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
             counts = present.sum(axis=0) + rng.normal(0.0, sigma, size=d)
             sums = U.sum(axis=0) + rng.normal(0.0, sigma, size=d)
             mean_u = np.clip(sums / np.maximum(counts, 1.0), -1.0, 1.0)
-            released_n = float(np.max(counts))  # post-processing, for the delta caveat
+            released_n = max(float(np.max(counts)), 1.0)  # post-processing: delta caveat
             self.statistics_ = centre + half * mean_u
             report = {
                 "mechanism": "Gaussian mechanism on (counts, clipped sums) per feature",
