@@ -11,14 +11,17 @@ One source of truth. :data:`CONTINUOUS_RELEASES` is the list; the security page
 (``docs/security.rst``, between the ``noise-inventory`` markers) shows it as the table
 :func:`render_table` writes (``python -m skprivate._noise_inventory`` prints it), and
 ``tests/test_noise_inventory.py`` keeps the two equal. The same test fits every estimator
-twice with different seeds and fails on a fitted value that differs between the fits, is not
-integer-valued and is not listed here, and on an entry here that no longer varies.
+three times with different seeds and fails on a fitted value that differs between the fits,
+is not integer-valued and is not listed here for that estimator and its parameters
+(:func:`listed`), and on a listed value that no longer varies.
 
 Not listed, on purpose: values that vary only through integer noise (PATE's vote counts and
 labels, the one-hot encoder's categories, the noisy number of rows of
 :mod:`skprivate._row_count` and every plan chosen from it: the sampling rate, the steps, the
 learning rate, the number of teachers), through which rows a Poisson batch or a random split
-holds, or through timing; and fitted sub-estimators (a search's ``best_estimator_`` is listed
+holds, or through timing (the networks' ``history_`` durations); values computed from the
+rows without noise, which are not releases of a mechanism (PATE's
+``epsilon_data_dependent_``); and fitted sub-estimators (a search's ``best_estimator_`` is listed
 as one entry, its own releases under its class; PATE's ``student_`` learns from the public
 points and the integer-noise votes only).
 """
