@@ -125,6 +125,13 @@ def _leaves(value, path, out):
         out.setdefault(path, []).append(value.detach().cpu().numpy())
     elif value is None or isinstance(value, (str, bool, int, float, np.generic, np.ndarray)):
         out.setdefault(path, []).append(value)
+    elif type(value).__module__.startswith("skprivate"):
+        # one of the package's own records (an item of a report): its fields
+        slots = getattr(type(value), "__slots__", ())
+        fields = getattr(value, "__dict__", None) or {
+            name: getattr(value, name) for name in slots if hasattr(value, name)
+        }
+        _leaves(fields, path, out)
     elif callable(value) or type(value).__module__.startswith("skorch"):
         pass  # functions and skorch's callbacks hold no fitted number
     else:
