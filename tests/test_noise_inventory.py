@@ -1,10 +1,11 @@
 """The security page lists every released value that carries continuous noise.
 
-Each public estimator is fitted on the same rows with two (three) different seeds. A fitted
-value that differs between the fits and is not integer-valued carries continuous noise:
-integer noise (discrete Laplace and Gaussian) leaves integers, and everything else a seed
-changes (batches, splits, integer noise and what is planned from it) leaves values that
-either do not change or are not released. Such a value must be in
+Each public estimator is fitted on the same rows with three different seeds, its number of
+rows declared public where it has ``n_samples_public`` (so that what is planned from the
+integer noisy count stays fixed). A fitted value that differs between the fits and is not
+integer-valued carries continuous noise: integer noise (discrete Laplace and Gaussian)
+leaves integers, and what else a seed changes (which rows a batch or a split holds, the
+clock) is exempted below, each with its reason. Such a value must be in
 ``skprivate._noise_inventory.CONTINUOUS_RELEASES``, and every entry there must still vary,
 so the list (and the page that shows it) can rot in neither direction.
 """
@@ -85,9 +86,9 @@ CONFIGS = [
 # Fitted values a seed changes that are not noise.
 NOT_NOISE = {
     'history_[*]["dur"]': "the nets' epoch durations (skorch's history): wall-clock time",
-    # PATE's data-dependent epsilon is read from the private votes without noise (a caveat
-    # says so, and a pickle leaves it behind); a seed changes it through the random partition
-    # of the rows among the teachers.
+    # PATE's data-dependent epsilon is read from the private votes without noise (the report
+    # says "do not publish", and a pickle leaves it behind); a seed changes it through the
+    # random partition of the rows among the teachers.
     "epsilon_data_dependent_": "PATE's data-dependent epsilon: no noise, not for release",
     'privacy_report_["epsilon (data-dependent, do not publish)"]': "the same, in the report",
 }
