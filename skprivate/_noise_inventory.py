@@ -1,0 +1,205 @@
+"""Every released value that carries continuous (floating-point) noise, estimator by estimator.
+
+Why. The privacy proofs assume real-valued noise; the code adds floating-point samples, and
+Mironov (2012) and Jin, McMurtry, Rubinstein and Ohrimenko (2022) showed that a released
+floating-point ``value + noise`` can reveal ``value``. The exact integer samplers of
+:mod:`skprivate.mechanisms` (discrete Laplace and discrete Gaussian) have no such weakness;
+everything else that a fitted estimator publishes and that depends on a continuous sample is
+listed here, so that users can see, release by release, what is exposed to those attacks.
+
+One source of truth. :data:`CONTINUOUS_RELEASES` is the list; the security page
+(``docs/security.rst``, between the ``noise-inventory`` markers) shows it as the table
+:func:`render_table` writes (``python -m skprivate._noise_inventory`` prints it), and
+``tests/test_noise_inventory.py`` keeps the two equal. The same test fits every estimator
+three times with different seeds and fails on a fitted value that differs between the fits,
+is not integer-valued and is not listed here for that estimator and its parameters
+(:func:`listed`), and on a listed value that no longer varies.
+
+Not listed, on purpose: values that vary only through integer noise (PATE's vote counts and
+labels, the one-hot encoder's categories, the noisy number of rows of
+:mod:`skprivate._row_count` and every plan chosen from it: the sampling rate, the steps, the
+learning rate, the number of teachers), through which rows a Poisson batch or a random split
+holds, or through timing (the networks' ``history_`` durations); values computed from the
+rows without noise, which are not releases of a mechanism (PATE's
+``epsilon_data_dependent_``); and fitted sub-estimators (a search's ``best_estimator_`` is listed
+as one entry, its own releases under its class; PATE's ``student_`` learns from the public
+points and the integer-noise votes only).
+"""
+
+from collections import namedtuple
+
+__all__ = []
+
+ContinuousRelease = namedtuple(
+    "ContinuousRelease", "estimators attributes condition when what mechanism"
+)
+ContinuousRelease.__doc__ = """Released values that carry continuous noise, from one mechanism.
+
+``estimators``: class names; ``attributes``: the fitted attributes, with ``["key"]`` for an
+entry of a dict attribute; ``condition``: when the estimator releases them, in words (None:
+always); ``when``: the same as a test on the estimator's ``get_params()`` (None: always);
+``what``: what the values are; ``mechanism``: the continuous noise and its sampler.
+"""
+
+
+def _param_is(name, value):
+    return lambda params: name in params and params[name] == value
+
+
+def _optimizer_keeps_state(params):
+    # torch's SGD keeps no state without momentum; every other optimizer may (Adam's moments)
+    optimizer = getattr(params.get("optimizer"), "__name__", "SGD")
+    return optimizer != "SGD" or bool(params.get("optimizer__momentum", 0))
+
+
+_DPSGD_LINEAR = ("DPLSSGDClassifier", "DPLSSGDRegressor")
+_NETS = ("DPLSSGDNeuralNetClassifier", "DPLSSGDNeuralNetRegressor")
+_DROPOUT = ("DPDropoutClassifier", "DPDropoutRegressor")
+_SEARCHES = ("PrivateGridSearchCV", "PrivateRandomSearchCV")
+_EXPONENTIAL = (
+    "exponential mechanism: Gumbel noise (NumPy ``Generator.gumbel``) picks a gap between "
+    "sorted values, a uniform draw (``Generator.uniform``) a point inside it"
+)
+
+#: Every released value that carries continuous noise (see the module docstring).
+CONTINUOUS_RELEASES = (
+    ContinuousRelease(
+        _DPSGD_LINEAR, ("coef_", "intercept_"), None, None, "the trained model",
+        "DP-SGD: Gaussian noise (NumPy ``Generator.normal``) on each step's sum of clipped "
+        "gradients; released only after the division by the expected batch, the smoothing "
+        "and many steps",
+    ),
+    ContinuousRelease(
+        _DPSGD_LINEAR, ("offset_", "row_scale_"), '``max_grad_norm="auto"`` (the default)',
+        _param_is("max_grad_norm", "auto"),
+        "the private mean row and root mean squared centred norm (over 3) the rows were "
+        "centred and scaled by",
+        "Gaussian mechanism (NumPy ``Generator.normal``) on the sum of norm-clipped rows and "
+        "of their squared norms, the clip read from a noisy histogram of row norms",
+    ),
+    ContinuousRelease(
+        _NETS, ("module_",), None, None, "the network's weights (``module_.state_dict()``)",
+        "DP-SGD: Gaussian noise (``torch.randn``: MT19937 on the CPU, Philox on CUDA) on each "
+        "step's sum of clipped per-sample gradients; released only after many steps",
+    ),
+    ContinuousRelease(
+        _NETS, ("optimizer_",),
+        "an optimizer that keeps state (``optimizer__momentum`` > 0, Adam, ...)",
+        _optimizer_keeps_state,
+        "the optimizer's state (momentum buffers, Adam's moments), saved with the model",
+        "the same noisy gradients, accumulated",
+    ),
+    ContinuousRelease(
+        ("PATEClassifier",),
+        ("epsilon_sanitized_",
+         'privacy_report_["epsilon (data-dependent, sanitised: publishable estimate)"]'),
+        "``release_data_dependent=True``", _param_is("release_data_dependent", True),
+        "the sanitised data-dependent epsilon",
+        "smooth sensitivity: one Gaussian sample (NumPy ``Generator.standard_normal``) on a "
+        "real number, clipped to ``[0, worst case]``",
+    ),
+    ContinuousRelease(
+        _DROPOUT, ("coef_", "intercept_"), None, None, "the released model",
+        "Gaussian output perturbation (NumPy ``Generator.normal``) of the exact minimiser, "
+        "projected onto the public ball",
+    ),
+    ContinuousRelease(
+        _DROPOUT, ("lambda_noisy_", 'privacy_report_["lambda_noisy"]'), None, None,
+        "the noisy leave-one-out support of the rarest feature (propose-test-release)",
+        "continuous Laplace (NumPy ``Generator.laplace``) on one number: of all these, the "
+        "closest to Mironov's setting",
+    ),
+    ContinuousRelease(
+        _DROPOUT,
+        ("lambda_bound_", "sensitivity_", "noise_std_", "noise_to_signal_",
+         'privacy_report_["lambda lower bound"]', 'privacy_report_["sensitivity"]',
+         'privacy_report_["noise std"]', 'privacy_report_["noise-to-signal ratio"]'),
+        "the test's lower bound is positive (``lambda_bound_ > 0``)", None,
+        "the lower bound ``lambda_noisy_ - margin`` and the release's sensitivity, noise and "
+        "noise-to-signal ratio computed from it",
+        "functions of ``lambda_noisy_``",
+    ),
+    ContinuousRelease(
+        ("DPDropoutClassifier",), ("selection_", 'privacy_report_["selection"]'), None, None,
+        "which candidate the private choice returned (the model, with an intercept shift "
+        "from a public grid, or a constant predictor); not the noisy counts",
+        "Report Noisy Max with continuous Laplace (NumPy ``Generator.laplace``) on counts of "
+        "correctly classified rows: only the choice is released",
+    ),
+    ContinuousRelease(
+        _SEARCHES,
+        ("best_score_noisy_", "best_score_", 'cv_results_["mean_test_score"]',
+         'privacy_report_["best_score_noisy"]'),
+        None, None, "the released run's noisy validation score (``best_score_`` clipped to "
+        "the score's range)",
+        "Gaussian (NumPy ``Generator.normal``) on a sum of clipped per-row score terms, "
+        "divided by the public expected validation size",
+    ),
+    ContinuousRelease(
+        _SEARCHES, ("best_estimator_",), None, None, "the released run's fitted estimator",
+        "its own releases, as listed for its class",
+    ),
+    ContinuousRelease(
+        ("StandardScaler",), ("mean_", "var_", "scale_", "n_samples_seen_"), None, None,
+        "the private mean and variance of each feature, and the noisy number of rows they "
+        "divide by",
+        "Gaussian mechanism (NumPy ``Generator.normal``) on the count, the clipped sums and "
+        "sums of squares",
+    ),
+    ContinuousRelease(
+        ("RobustScaler",), ("center_", "scale_"), None, None,
+        "the private median and quantile range of each feature", _EXPONENTIAL,
+    ),
+    ContinuousRelease(
+        ("SimpleImputer",), ("statistics_",), '``strategy="mean"`` (the default)',
+        _param_is("strategy", "mean"), "the private mean of each feature's present values",
+        "Gaussian mechanism (NumPy ``Generator.normal``) on the counts and clipped sums",
+    ),
+    ContinuousRelease(
+        ("SimpleImputer",), ("statistics_",), '``strategy="median"``',
+        _param_is("strategy", "median"), "the private median of each feature's present values",
+        _EXPONENTIAL,
+    ),
+)
+
+
+def listed(name, params):
+    """The attributes of estimator ``name`` listed for the parameters ``params``."""
+    return {
+        attribute
+        for release in CONTINUOUS_RELEASES
+        if name in release.estimators and (release.when is None or release.when(params))
+        for attribute in release.attributes
+    }
+
+
+def render_table():
+    """The security page's table of :data:`CONTINUOUS_RELEASES` (reStructuredText).
+
+    ``tests/test_noise_inventory.py`` checks that ``docs/security.rst`` holds exactly this
+    text between its ``noise-inventory`` markers.
+    """
+    lines = [
+        ".. list-table:: Released values that carry continuous noise",
+        "   :header-rows: 1",
+        "   :widths: 20 24 14 20 22",
+        "",
+        "   * - estimator",
+        "     - attributes",
+        "     - when",
+        "     - what they are",
+        "     - noise",
+    ]
+    for release in CONTINUOUS_RELEASES:
+        lines += [
+            "   * - " + ", ".join(f"``{name}``" for name in release.estimators),
+            "     - " + ", ".join(f"``{attribute}``" for attribute in release.attributes),
+            f"     - {release.condition or 'always'}",
+            f"     - {release.what}",
+            f"     - {release.mechanism}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(render_table(), end="")
