@@ -34,20 +34,25 @@ _COMMON_PARAMS = """
         Expected number of runs, >= 1.
     scoring : str, callable or None, default=None
         Validation score, higher is better. ``None`` with a classifier: accuracy (each
-        row's term in ``[0, 1]``). Any other scorer needs ``score_range``. It must be a mean
-        over the validation rows of one term per row: named scorers other than
+        row's term 0 or 1); on a regressor ``None`` is refused (its ``score`` is ``r2``).
+        It must be a mean over the validation rows of one term per row. The named scorers
         ``"accuracy"``, ``"neg_mean_absolute_error"``, ``"neg_mean_squared_error"``,
-        ``"neg_brier_score"`` and ``"neg_log_loss"`` (an F1, an AUC, a balanced accuracy,
-        ``r2``) are refused, since one row moves them by more than the noise covers; a
-        callable is taken on trust, with a caveat in ``privacy_report_``.
+        ``"neg_brier_score"`` and ``"neg_log_loss"`` are computed row by row, each term
+        clipped to ``score_range`` before the sum; any other name (an F1, an AUC, a
+        balanced accuracy, ``r2``) is refused, since one row moves it by more than the
+        noise covers. A callable is taken on trust to be such a mean, with a caveat in
+        ``privacy_report_``.
     score_range : tuple of (float, float), default=None
-        For a score that is a mean over the validation rows of one term per row: the
-        interval ``(low, high)`` that holds every term (``(0, 1)`` for accuracy;
-        ``(-2 * B, 0)`` for the negated absolute error of predictions clipped to, and
-        targets within, ``[-B, B]``). Each run releases the sum over the validation rows of
-        ``term - (low + high) / 2`` with Gaussian noise; one row changes that sum by at most
-        ``(high - low) / 2``, whatever the number of validation rows. Required unless the
-        score is accuracy; you vouch for the bound.
+        The interval ``(low, high)`` each validation row's term is clipped to (``(0, 1)``
+        for accuracy; ``(-4 * B**2, 0)`` for the negated squared error, ``(-2 * B, 0)`` for
+        the negated absolute error, of targets and predictions within ``[-B, B]``; ``(-1,
+        0)`` for the Brier score of two classes). Each run releases the sum over the
+        validation rows of ``clip(term, low, high) - (low + high) / 2`` with Gaussian
+        noise; one row changes that sum by at most ``(high - low) / 2``, whatever it holds
+        and whatever the number of validation rows. A row beyond the range counts as its
+        end, and a term that is not a number as ``low``: a narrower range means less noise
+        and more rows at its ends. Required unless the score is accuracy; for a callable
+        scorer nothing is clipped and you vouch for the bound.
     cv : float, default=0.2
         The validation split: the probability with which each row is held out for
         validation (rows are assigned independently, so one row is in exactly one part).

@@ -41,7 +41,9 @@ from ._candidates import (
 )
 from ._delegation import _DelegateToBestMixin
 from ._runs import (
-    _accuracy,
+    PER_ROW_METHOD,
+    PER_ROW_TERMS,
+    RowTerms,
     _check_no_sample_weight,
     _check_score_range,
     _fit_and_score,
@@ -51,13 +53,22 @@ from ._runs import (
 __all__ = []
 
 _DISTRIBUTIONS = {"poisson": "poisson", "geometric": 1.0, "logarithmic": 0.0}
-# scikit-learn's scorers that are a mean over the rows of one term per row (the released
-# sum's sensitivity argument needs that; the regression errors and log loss also need
-# score_range). Any other named scorer is refused (_score_spec).
-PER_ROW_MEAN_SCORERS = frozenset({
-    "accuracy", "neg_mean_absolute_error", "neg_mean_squared_error", "neg_brier_score",
-    "neg_log_loss",
-})
+# scikit-learn's scorers that are a mean over the rows of one term per row, computed row by
+# row and clipped (_runs.PER_ROW_TERMS; the released sum's sensitivity argument needs that;
+# all but accuracy need score_range). Any other named scorer is refused (_score_spec).
+PER_ROW_MEAN_SCORERS = frozenset(PER_ROW_TERMS)
+# Why a commonly asked-for scorer is refused, and what to use instead.
+_REFUSED_SCORER_FIX = {
+    "r2": (
+        " r2 is 1 - SSE / SST, and SST is a sum over all the rows (no per-row term). Use "
+        "'neg_mean_squared_error' with score_range (SSE / n, the same ranking on one split)."
+    ),
+    "neg_root_mean_squared_error": (
+        " A square root of a mean has no per-row term; 'neg_mean_squared_error' ranks the "
+        "runs the same way."
+    ),
+    "balanced_accuracy": " Each class's recall divides by that class's (private) count.",
+}
 
 
 @dataclass
@@ -166,41 +177,70 @@ class _BasePrivateSearch(
         return dp, support, probs
 
     def _score_spec(self):
-        """The scorer and the interval ``(low, high)`` that holds each validation row's term."""
+        """``(score, low, high)``: how each run's validation rows are scored.
+
+        ``score`` is a :class:`._runs.RowTerms` for a named scorer (its per-row terms, each
+        clipped to ``[low, high]`` before the sum: the sum's sensitivity is then what the
+        noise covers whatever the rows hold), or the callable ``scoring`` itself, taken on
+        trust (its caveat says so). Checked before any data is read.
+        """
         name = type(self).__name__
-        if isinstance(self.scoring, str) and self.scoring not in PER_ROW_MEAN_SCORERS:
-            # The noise covers one row moving the released sum by (high - low) / 2: true of
-            # a mean of one bounded term per row only. One row moves an F1, an AUC or a
-            # balanced accuracy by far more (a search with scoring="f1" released a sum that
-            # one added row moved by 33, against the 0.5 its noise was calibrated for).
-            raise ValueError(
-                f"{name}: scoring={self.scoring!r} is not a mean of one term per validation "
-                "row, so one row can move it by more than the score's noise covers and the "
-                "search would not be private. Use one of "
-                f"{sorted(PER_ROW_MEAN_SCORERS)} (with score_range for the regression "
-                "errors and log loss), or a callable that is such a mean (you vouch for it)."
-            )
-        bounded = self.scoring in (None, "accuracy") and is_classifier(self.estimator)
+        scoring = self.scoring
+        if scoring is None:
+            if not is_classifier(self.estimator):
+                # The estimator's own score (r2 for a regressor) is not a mean of one term
+                # per row: its denominator is a sum over all the rows.
+                raise ValueError(
+                    f"{name}: scoring=None on a non-classifier would use the estimator's own "
+                    "score (r2 for a regressor), which is not a mean of one term per "
+                    "validation row, so one row could move it by more than the noise "
+                    "covers. Pass scoring='neg_mean_squared_error' or "
+                    "'neg_mean_absolute_error' with score_range=(low, high), the interval "
+                    "each row's term is clipped to."
+                )
+            scoring = "accuracy"
+        if isinstance(scoring, str):
+            if scoring not in PER_ROW_MEAN_SCORERS:
+                # The noise covers one row moving the released sum by (high - low) / 2: true
+                # of a sum of one clipped term per row only. One row moves an F1, an AUC or a
+                # balanced accuracy by far more (a search with scoring="f1" released a sum
+                # that one added row moved by 33, against the 0.5 its noise was calibrated
+                # for).
+                hint = _REFUSED_SCORER_FIX.get(scoring, "")
+                raise ValueError(
+                    f"{name}: scoring={scoring!r} is not a mean of one term per validation "
+                    "row, so one row can move it by more than the score's noise covers and "
+                    f"the search would not be private.{hint} Use one of "
+                    f"{sorted(PER_ROW_MEAN_SCORERS)} (with score_range for all but "
+                    "accuracy), or a callable that is such a mean (you vouch for it)."
+                )
+            method = PER_ROW_METHOD[scoring]
+            if not hasattr(self.estimator, method):
+                raise ValueError(
+                    f"{name}: scoring={scoring!r} scores each validation row with "
+                    f"{method}, which {type(self.estimator).__name__} does not have. Use "
+                    "scoring='accuracy' (a classifier) or 'neg_mean_squared_error' (a "
+                    "regressor), with score_range."
+                )
+            score = RowTerms(scoring, PER_ROW_TERMS[scoring])
+        else:
+            score = check_scoring(self.estimator, scoring=scoring)
         if self.score_range is not None:
             low, high = _check_score_range(name, self.score_range)
-        elif bounded:
-            low, high = 0.0, 1.0  # accuracy: terms in {0, 1}
+        elif scoring == "accuracy":
+            low, high = 0.0, 1.0  # accuracy: terms in {0, 1} by construction
         else:
             raise ValueError(
-                f"{name}: scoring={self.scoring!r} on a "
-                f"{'classifier' if is_classifier(self.estimator) else 'non-classifier'} is "
-                "not known to be bounded, so the noise for the validation score cannot be "
-                "calibrated. Use scoring='accuracy' with a classifier, or a scorer that is a "
-                "mean over the validation rows of bounded terms, and pass score_range=(low, "
-                "high), the interval holding every row's term: (0, 1) for accuracy, "
-                "(-2 * B, 0) for the negated absolute error of predictions clipped to, and "
-                "targets within, [-B, B]; you vouch for that bound."
+                f"{name}: scoring={scoring!r} has per-row terms with no natural bound (or, "
+                "for a callable, none known), so the noise for the validation score cannot "
+                "be calibrated. Pass score_range=(low, high): each validation row's term is "
+                "clipped to it before the sum (for a callable, you vouch that every term "
+                "lies in it). For example (0, 1) for accuracy, (-1, 0) for the Brier score "
+                "of two classes, (-2 * B, 0) for the negated absolute error of targets and "
+                "predictions within [-B, B]; a narrower range means less noise, and rows "
+                "beyond it count as its end."
             )
-        if self.scoring is None and is_classifier(self.estimator):
-            scorer = _accuracy
-        else:
-            scorer = check_scoring(self.estimator, scoring=self.scoring)
-        return scorer, low, high
+        return score, low, high
 
     def _calibrate(self, support, n_train, rtol=0.02):
         """``(eps_run, total, z, spends)``: see :func:`._calibration.calibrate`."""
@@ -373,11 +413,11 @@ class _BasePrivateSearch(
         if self.verbose:
             print(f"{name}: training a secret number of runs (mean {self.mean_candidates:g}) "
                   f"on about {plan.n_train_public} rows", file=sys.stderr, flush=True)
-        center = 0.5 * (plan.low + plan.high)
         results = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_and_score)(
                 self._make_run(plan, i), X_train, y_train, X_val, y_val, run_params,
-                plan.scorer, center, plan.noise_std, np.random.default_rng(plan.seeds[i, 1]),
+                plan.scorer, plan.low, plan.high, plan.noise_std,
+                np.random.default_rng(plan.seeds[i, 1]),
             )
             for i in range(len(plan.picks))
         )

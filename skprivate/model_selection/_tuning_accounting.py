@@ -38,8 +38,9 @@ be replaced by the smallest bound at any higher order. The total is converted to
 
 One run of the search (``Q``) is: pick hyperparameters uniformly from a finite set (data
 independent), train the DP estimator on the training part, and release the sum over the
-validation part of ``term_i - c`` plus Gaussian noise, where the score is the mean of per-row
-terms in ``[low, high]`` and ``c = (low + high) / 2``.
+validation part of ``clip(term_i, low, high) - c`` plus Gaussian noise, where the score is the
+mean of per-row terms, each computed and clipped row by row (``_runs._released_score``), and
+``c = (low + high) / 2``.
 
 Neighbouring relation: datasets ``D`` and ``D' = D + {x}`` (add/remove one row). The number of
 rows ``n`` is public (as for every estimator in skprivate); the split is not: each row goes to

@@ -20,6 +20,7 @@ from skprivate.model_selection import _runs as _search  # one run of a search
 from skprivate.model_selection import _tuning_accounting as ta
 
 DELTA = 1e-5
+ACCURACY = _search.RowTerms("accuracy", _search.PER_ROW_TERMS["accuracy"])
 
 
 @pytest.fixture(scope="module")
@@ -114,10 +115,10 @@ def test_the_released_score_is_within_its_charge_at_every_order(cancer):
     # wrong), at several sizes; the released statistic is computed by the search's own code
     for n_val in (5, 40, 100):
         val = np.concatenate([right[: n_val // 2], wrong[: n_val - n_val // 2]])
-        base = _search._released_score(model, X[val], y[val], _search._accuracy, 0.5)
+        base = _search._released_score(model, X[val], y[val], ACCURACY, 0.0, 1.0)
         for extra in (right[-1], wrong[-1]):
             more = np.append(val, extra)
-            other = _search._released_score(model, X[more], y[more], _search._accuracy, 0.5)
+            other = _search._released_score(model, X[more], y[more], ACCURACY, 0.0, 1.0)
             assert abs(other - base) <= 0.5 + 1e-9
             for a, b in ((base, other), (other, base)):
                 exact = gaussian_renyi(a, noise_std, b, noise_std, ta.ORDERS)
