@@ -23,6 +23,7 @@ from sklearn.utils.validation import indexable
 
 from .._caveats import score_vouched
 from .._dpsgd._plan import PUBLIC_N_SAMPLES
+from .._row_count import count_report, release_row_count
 from ..base import DPEstimatorMixin, _n_rows
 from ..mechanisms import check_rng
 from ..utils._compat import get_tags
@@ -89,6 +90,8 @@ class _Plan:
     high: float
     noise_std: float
     plan_on_public: bool
+    count: object
+    total: float
 
 
 class _BasePrivateSearch(
@@ -114,6 +117,7 @@ class _BasePrivateSearch(
         # an error that says why (_renamed_params).
         "cv": [Interval(Real, 0, 1, closed="neither"), Integral, HasMethods(["split"])],
         "score_epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "n_samples_public": ["boolean"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
         # The names before 0.1, kept for one release (FutureWarning).
@@ -242,9 +246,11 @@ class _BasePrivateSearch(
             )
         return score, low, high
 
-    def _calibrate(self, support, n_train, rtol=0.02):
-        """``(eps_run, total, z, spends)``: see :func:`._calibration.calibrate`."""
-        return _calibration.calibrate(self, support, n_train, rtol=rtol)
+    def _calibrate(self, support, n_train, epsilon=None, rtol=0.02):
+        """``(eps_run, total, z, spends)`` within ``epsilon`` (default: the search's
+        ``epsilon``): see :func:`._calibration.calibrate`."""
+        epsilon = self.epsilon if epsilon is None else epsilon
+        return _calibration.calibrate(self, support, n_train, epsilon, rtol=rtol)
 
     # --- metadata routing ------------------------------------------------------------------
     def get_metadata_routing(self):
@@ -284,7 +290,8 @@ class _BasePrivateSearch(
 
     # --- fit -------------------------------------------------------------------------------
     def _privacy_plan(self, n_samples):
-        # Whatever the split and the candidates, the search never spends more than this.
+        # Whatever the split, the count and the candidates, the search never spends more
+        # than this (it does not read n_samples).
         return self._privacy_spend(self.epsilon, self.delta)
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -330,26 +337,34 @@ class _BasePrivateSearch(
         return self
 
     def _plan(self, dp, support, probs, n_samples):
-        """Split, number of runs, candidates, seeds and calibration: no value of the data.
+        """Count, split, number of runs, candidates, seeds and calibration: no value of the data.
 
-        Everything here is drawn from public numbers (``n_samples``, the parameters) and the
-        search's generator. The accountant, if any, is charged the whole search here, before
-        any data is read.
+        Every size the runs plan on comes from the number of rows the search plans on: a
+        noisy count of the rows (:func:`skprivate._row_count.release_row_count`, drawn first
+        from the search's generator), or ``n_samples`` itself with
+        ``n_samples_public=True``. The rest is drawn from that number, the parameters and
+        the search's generator. The accountant, if any, is charged the whole search here,
+        before anything derived from the data is used.
         """
         name = type(self).__name__
         rng = check_rng(self.random_state)
-        # Public sizes: every noise scale and sampling rate of a run comes from these, never
+        scorer, low, high = self._score_spec()
+        count = release_row_count(
+            n_samples, self.epsilon, public=self.n_samples_public, rng=rng
+        )
+        # Planned sizes: every noise scale and sampling rate of a run comes from these, never
         # from the realised sizes of the random parts, which depend on the private rows (a
-        # row that is added lands in one part and changes its size).
+        # row that is added lands in one part and changes its size), nor from the exact
+        # number of rows, which differs between neighbours too (unless declared public).
         p = self._renamed_params()[1]
-        n_train_public = max(1, int(round((1.0 - p) * n_samples)))
+        n_train_public = max(1, int(round((1.0 - p) * count.n_plan)))
         is_val = rng.random(n_samples) < p
         if is_val.all():
             # Probability cv ** n_samples: negligible beside delta for any data set a
-            # search is meant for; nothing has been read or spent.
+            # search is meant for.
             raise ValueError(
-                f"{name}: the random split of {n_samples} rows with cv={p!r} left no "
-                "training row. Use more rows or a smaller cv."
+                f"{name}: the random split with cv={p!r} left no training row. Use more "
+                "rows or a smaller cv."
             )
         n_runs = ta.sample_n_runs(rng, self._distribution(), self.mean_candidates)
         if n_runs == 0:
@@ -361,24 +376,40 @@ class _BasePrivateSearch(
             )
         picks = rng.choice(len(support), size=n_runs, p=probs)
         seeds = rng.integers(0, 2**63 - 1, size=(n_runs, 2, 4), dtype=np.int64)
-        scorer, low, high = self._score_spec()
-        eps_run, total, z, spends = self._calibrate(support, n_train_public)
-        if total > self.epsilon * (1 + 1e-12):  # pragma: no cover - calibrate guarantees it
+        if not self.n_samples_public:
+            # From here on, what is computed (the calibration, its errors, the plans) is
+            # chosen by the count, so the charge must not be: the search's bound, (epsilon,
+            # delta) whatever the count, booked before anything derived from the count is
+            # used or can be seen (the errors above and a refusal here do not depend on it).
+            self._reserve_plan(n_samples)  # _privacy_plan reads no n: (epsilon, delta)
+        # The runs and their selection share what the count left (basic composition).
+        rest = self.epsilon - count.epsilon
+        eps_run, total, z, spends = self._calibrate(support, n_train_public, rest)
+        if total > rest * (1 + 1e-12):  # pragma: no cover - calibrate guarantees it
             raise RuntimeError(f"{name}: calibration overshot the budget; please report.")
         plan_on_public = _calibration.check_public_plans(
             self, dp, support, eps_run, n_train_public, spends
         )
-        spend = self._privacy_spend(total, self.delta)
-        self.__dict__.pop("_reserved_spend", None)  # booked below, only once it is paid
-        if self.accountant is not None:
-            self.accountant.spend(spend)  # raises BudgetExceededError before any data is read
-        self._reserved_spend = spend
+        if self.n_samples_public:
+            spend = self._privacy_spend(total, self.delta)
+            self.__dict__.pop("_reserved_spend", None)  # booked below, only once it is paid
+            if self.accountant is not None:
+                self.accountant.spend(spend)  # raises BudgetExceededError before any data
+            self._reserved_spend = spend
+        else:
+            # Dwork, Rothblum and Vadhan (2010), Theorem III.3 with k = 2 (see
+            # skprivate._row_count): the count is epsilon_n-DP and, whatever its value, the
+            # runs and their selection are (rest, delta)-DP (calibrate never overshoots).
+            # The bound is `rest`, not this count's `total`: `total` is chosen by the count,
+            # and a guarantee must hold for every value the count can take.
+            spend = self._privacy_spend(count.epsilon + rest, self.delta)
         return _Plan(
             support=support, picks=picks, seeds=seeds, is_val=is_val,
-            n_train_public=n_train_public, n_val_public=p * n_samples, eps_run=eps_run,
+            n_train_public=n_train_public, n_val_public=p * count.n_plan, eps_run=eps_run,
             spend=spend, spends=spends, scorer=scorer, low=low, high=high,
             # noise on each run's score sum: sensitivity (high - low) / 2 whatever the split
-            noise_std=z * 0.5 * (high - low), plan_on_public=plan_on_public,
+            noise_std=z * 0.5 * (high - low), plan_on_public=plan_on_public, count=count,
+            total=total,
         )
 
     def _make_run(self, plan, i):
@@ -474,8 +505,10 @@ class _BasePrivateSearch(
             self.n_features_in_ = self.best_estimator_.n_features_in_
         if hasattr(self.best_estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.best_estimator_.feature_names_in_
+        # n_plan: the delta check's caveat names the number it compares with, and the exact
+        # number of rows is private unless declared public.
         self._finish_private_fit(
-            plan.spend, self._report(plan, dp), n_samples,
+            plan.spend, self._report(plan, dp), plan.count.n_plan,
             self._caveats(plan, results[best][2]),
         )
 
@@ -512,12 +545,17 @@ class _BasePrivateSearch(
             "accountant": (
                 "RDP: each run is the larger of its training and scoring curves (disjoint "
                 "parts), then the tuning theorem, then Canonne-Kamath-Steinke conversion"
+                + ("" if plan.count.public else
+                   "; plus the noisy count of the rows by basic composition")
             ),
             "split": (
                 f"each row to validation independently with probability "
                 f"{self._renamed_params()[1]:g}; the realised sizes of the parts are "
                 "private (neither shown nor used)"
             ),
+            **count_report(plan.count),
+            "epsilon_split": self._split_report(plan),
+            "runs_epsilon": float(plan.total),
             "per_run_epsilon": float(plan.eps_run),
             "run_steps": self._steps_report(),
             "planned_training_rows": plan.n_train_public,
@@ -532,6 +570,22 @@ class _BasePrivateSearch(
                 "candidates (STOC 2019)"
             ),
         }
+
+    def _split_report(self, plan):
+        count = plan.count
+        runs = (
+            f"the runs and their selection {plan.total:.4g} (runs_epsilon, calibrated on "
+            f"{plan.n_train_public} planned training rows)"
+        )
+        if count.public:
+            return f"{runs}; the number of rows treated as public, nothing spent on it"
+        return (
+            f"the noisy count of the rows {count.epsilon:.4g}, {runs} within the rest "
+            f"{self.epsilon - count.epsilon:.4g}; epsilon_ adds the count to that rest, not "
+            "to this plan's calibrated value: the plan was chosen by the count, and the "
+            "guarantee must hold for every plan it could choose (basic composition, Dwork, "
+            "Rothblum and Vadhan 2010, Theorem III.3)"
+        )
 
     def _steps_report(self):
         paths = [path for path, _ in run_dp_steps(self.estimator)]

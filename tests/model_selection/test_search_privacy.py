@@ -132,6 +132,7 @@ def test_noise_scale_and_run_plans_do_not_depend_on_the_split(cancer):
         search = _quiet_fit(PrivateRandomSearchCV(
             DPLSSGDClassifier(classes=[0, 1]), {"batch_size": [64], "max_iter": [2]},
             epsilon=1.0, n_candidates_distribution="geometric", mean_candidates=2, random_state=seed,
+            n_samples_public=True,  # the split alone varies (the count: test_search_row_count)
         ), X, y)
         model = search.best_estimator_
         n_public = search.privacy_report_["planned_training_rows"]
@@ -160,7 +161,7 @@ def test_caveats_come_from_the_runs_reports_whole(cancer):
     _WithCaveat.caveat = caveat
     search = _quiet_fit(PrivateGridSearchCV(
         _WithCaveat(), {}, epsilon=1.0, delta=0.01, n_candidates_distribution="geometric",
-        mean_candidates=2,
+        mean_candidates=2, n_samples_public=True,
     ), X, y)
     caveats = search.privacy_report_["caveats"]
     assert caveats.count(caveat) == 1
