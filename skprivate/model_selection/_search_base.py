@@ -560,7 +560,10 @@ class _BasePrivateSearch(
             "run_steps": self._steps_report(),
             "planned_training_rows": plan.n_train_public,
             "expected_validation_rows": float(plan.n_val_public),
-            "score_range": f"[{plan.low:g}, {plan.high:g}] (each validation row's term)",
+            "score_range": f"[{plan.low:g}, {plan.high:g}] (each validation row's term, " + (
+                f"{plan.scorer.name} computed row by row and clipped to it)"
+                if isinstance(plan.scorer, RowTerms) else "vouched for by the callable scorer)"
+            ),
             "score_noise_std": self.score_noise_,
             "score_sensitivity": float(0.5 * (plan.high - plan.low) / plan.n_val_public),
             "best_score_noisy": self.best_score_noisy_,
