@@ -121,7 +121,8 @@ def test_search_n_candidates_is_now_n_candidates_distribution(cls, cancer):
 @pytest.mark.parametrize("cls", [PrivateGridSearchCV, PrivateRandomSearchCV])
 def test_search_validation_fraction_is_now_cv(cls, cancer):
     X, y = cancer
-    geometric = {"n_candidates_distribution": "geometric"}
+    # the exact number of rows declared public, so that the sizes below are exact
+    geometric = {"n_candidates_distribution": "geometric", "n_samples_public": True}
     new = _no_future_warning(lambda: _search(cls, cv=0.5, **geometric).fit(X, y))
     with pytest.warns(FutureWarning, match="validation_fraction= was renamed cv="):
         old = _search(cls, validation_fraction=0.5, **geometric).fit(X, y)

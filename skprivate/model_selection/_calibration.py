@@ -113,11 +113,15 @@ def _total(search, support, eps_run, n_train, cache):
     return total, z, spends
 
 
-def too_small(search, n_train, floor):
+def too_small(search, n_train, floor, epsilon):
     """The error for a budget that cannot train even one candidate."""
+    counted = "" if epsilon == search.epsilon else (
+        f", {epsilon:.4g} of it left after the noisy count of the rows"
+    )
     return InfeasiblePrivacyError(
-        f"{type(search).__name__}: epsilon={search.epsilon!r} (delta={search.delta!r}) is too "
-        "small to train even one candidate. Releasing the best of a random number of "
+        f"{type(search).__name__}: epsilon={search.epsilon!r} (delta={search.delta!r}"
+        f"{counted}) is too small to train even one candidate. Releasing the best of a "
+        "random number of "
         f"runs (n_candidates_distribution={search._renamed_params()[0]!r}, mean_candidates="
         f"{search.mean_candidates!r}) costs epsilon {floor:.3g} even for runs that spend "
         "nothing, and the estimator must train within what is left (on "
@@ -126,12 +130,13 @@ def too_small(search, n_train, floor):
     )
 
 
-def calibrate(search, support, n_train, rtol=0.02):
-    """Largest per-run epsilon whose whole search stays within ``epsilon`` (to ``rtol``).
+def calibrate(search, support, n_train, epsilon, rtol=0.02):
+    """Largest per-run epsilon whose runs and selection stay within ``epsilon`` (to ``rtol``).
 
-    Returns ``(eps_run, total, z, spends)``: the per-run epsilon, the whole search's epsilon
-    (never above ``search.epsilon``), the score's noise multiplier and each candidate's
-    planned spend. The total grows with ``eps_run``; a bracket (lo feasible, hi not) is
+    ``epsilon`` is the search's budget, less what its noisy count of the rows spent (see
+    ``_search_base``). Returns ``(eps_run, total, z, spends)``: the per-run epsilon, the
+    epsilon of the runs and their selection (never above ``epsilon``), the score's noise
+    multiplier and each candidate's planned spend. The total grows with ``eps_run``; a bracket (lo feasible, hi not) is
     narrowed by Illinois false position on ``log(total)`` against ``log(eps_run)``
     (:func:`skprivate.accounting._calibrate.solve_monotone`), and the answer is always a
     feasible point, so the budget is never overshot.
@@ -144,7 +149,7 @@ def calibrate(search, support, n_train, rtol=0.02):
             "with no choice to "
             "make: fit the estimator itself, or use mean_candidates > 1."
         )
-    target = float(search.epsilon)
+    target = float(epsilon)
     cache, results = {}, {}
 
     def f(eps_run):
@@ -160,7 +165,7 @@ def calibrate(search, support, n_train, rtol=0.02):
         [zero], zero, search._distribution(), search.mean_candidates, search.delta
     )
     if floor >= target:
-        raise too_small(search, n_train, floor)
+        raise too_small(search, n_train, floor, target)
     # From target / 3, doubling (up to the whole budget: a run never costs more than the
     # search) or halving (down to target / 1000) to a bracket, then Illinois false position
     # on log(total) against log(eps_run): the package's one calibration solver.
@@ -170,7 +175,7 @@ def calibrate(search, support, n_train, rtol=0.02):
             start=target / 3.0, rtol=rtol, xtol=1e-6, method="illinois", max_steps=30,
         )
     except NoFeasiblePointError:
-        raise too_small(search, n_train, floor) from None
+        raise too_small(search, n_train, floor, target) from None
     return answer(eps_run)
 
 

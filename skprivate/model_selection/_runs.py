@@ -6,10 +6,10 @@ refused; per-row metadata routed to the estimator is split with the rows).
 
 import math
 import warnings
+from collections import namedtuple
 from numbers import Real
 
 import numpy as np
-from sklearn.metrics import accuracy_score
 
 from .._dpsgd._plan import PUBLIC_N_SAMPLES
 from ..base import _n_rows
@@ -89,24 +89,107 @@ def _run_caveats(estimator):
     return caveats
 
 
-def _released_score(estimator, X_val, y_val, scorer, center):
-    """The statistic a run releases (before noise): ``sum_i (term_i - center)`` over the
-    validation rows, where the score is the mean of the terms.
+def _accuracy_terms(estimator, X, y):
+    """1 where the prediction is right, else 0 (all outputs right, for several outputs)."""
+    pred = np.asarray(estimator.predict(X))
+    right = pred == np.asarray(y).reshape(pred.shape)
+    return right.reshape(right.shape[0], -1).all(axis=1).astype(float)
 
-    Adding or removing one validation row changes it by ``term - center``, at most
-    ``(high - low) / 2`` for terms in ``[low, high]`` and ``center = (low + high) / 2``,
-    whatever the number of validation rows: the noise added to it is fixed before the split
-    (see ``_tuning_accounting``). A mean would not do: its sensitivity ``1 / n_val`` depends on
-    the realised size of the random validation part, which is private.
+
+def _error_terms(power):
+    def terms(estimator, X, y):
+        pred = np.asarray(estimator.predict(X), dtype=float)
+        error = np.abs(pred - np.asarray(y, dtype=float).reshape(pred.shape)) ** power
+        # several outputs: scikit-learn's uniform average over them, row by row
+        return -error.reshape(error.shape[0], -1).mean(axis=1)
+
+    return terms
+
+
+def _true_class(estimator, X, y):
+    """``(proba, onehot, seen)``: the predicted probabilities, the rows' labels one-hot over
+    ``estimator.classes_``, and whether each row's label is among them.
+
+    A label the model never saw is not an error (it would be one row's doing): its
+    probability is 0, the worst term, which the clip to ``score_range`` bounds.
+    """
+    proba = np.asarray(estimator.predict_proba(X), dtype=float)
+    classes = np.asarray(estimator.classes_)
+    onehot = np.asarray(y).reshape(-1, 1) == classes.reshape(1, -1)
+    return proba, onehot, onehot.any(axis=1)
+
+
+def _log_loss_terms(estimator, X, y):
+    """``log p(true class)``, probabilities normalised and floored at the machine epsilon as
+    in :func:`sklearn.metrics.log_loss` (minus the loss: higher is better)."""
+    proba, onehot, _ = _true_class(estimator, X, y)
+    proba = proba / np.maximum(proba.sum(axis=1, keepdims=True), np.finfo(float).tiny)
+    eps = np.finfo(proba.dtype).eps
+    return np.log(np.clip(np.sum(proba * onehot, axis=1), eps, 1.0))
+
+
+def _brier_terms(estimator, X, y):
+    """Minus ``sum_c (p_c - [y = c])^2``, halved for two classes, as
+    :func:`sklearn.metrics.brier_score_loss` ("auto" scaling); an unseen label adds its own
+    column, ``(0 - 1)^2``."""
+    proba, onehot, seen = _true_class(estimator, X, y)
+    loss = np.sum((proba - onehot) ** 2, axis=1) + ~seen
+    return -(0.5 * loss if proba.shape[1] < 3 else loss)
+
+
+# The named scorers the searches accept: each is the mean over the validation rows of one
+# term per row, computed here row by row (higher is better, as the scorer's sign). The search
+# clips every term to score_range before summing (_released_score), so one row moves the
+# released sum by at most half the range's width whatever the row holds; the scorer's mean
+# alone would let one row's unbounded error move it without limit.
+PER_ROW_TERMS = {
+    "accuracy": _accuracy_terms,
+    "neg_mean_absolute_error": _error_terms(1),
+    "neg_mean_squared_error": _error_terms(2),
+    "neg_log_loss": _log_loss_terms,
+    "neg_brier_score": _brier_terms,
+}
+# ... and the method each needs of the estimator (checked before any data is read).
+PER_ROW_METHOD = {
+    "accuracy": "predict",
+    "neg_mean_absolute_error": "predict",
+    "neg_mean_squared_error": "predict",
+    "neg_log_loss": "predict_proba",
+    "neg_brier_score": "predict_proba",
+}
+
+RowTerms = namedtuple("RowTerms", "name terms")
+RowTerms.__doc__ = """A named scorer as its per-row terms: ``terms(estimator, X, y)`` -> one
+term per row (:data:`PER_ROW_TERMS`)."""
+
+
+def _released_score(estimator, X_val, y_val, score, low, high):
+    """The statistic a run releases (before noise): ``sum_i (term_i - center)`` over the
+    validation rows, ``center = (low + high) / 2``.
+
+    For a named scorer (``score`` a :class:`RowTerms`) each row's term is computed and
+    clipped to ``[low, high]`` before the sum (a term that is not a number, a diverged
+    prediction, counts as ``low``): adding or removing one validation row changes the sum by
+    its clipped term minus ``center``, at most ``(high - low) / 2``, whatever the row holds
+    and whatever the number of validation rows, so the noise added to it is fixed before
+    the split (see ``_tuning_accounting``). A mean would not do: its sensitivity ``1 / n_val``
+    depends on the realised size of the random validation part, which is private. A callable
+    ``score`` is its mean times the number of rows, taken on trust to be such a sum of
+    terms in ``[low, high]`` (the search's ``score_vouched`` caveat says so).
     """
     n_val = _n_rows(X_val)
     if not n_val:
         return 0.0  # an empty sum
-    return n_val * (float(scorer(estimator, X_val, y_val)) - center)
+    center = 0.5 * (low + high)
+    if isinstance(score, RowTerms):
+        terms = np.asarray(score.terms(estimator, X_val, y_val), dtype=float)
+        terms = np.clip(np.nan_to_num(terms, nan=low, posinf=high, neginf=low), low, high)
+        return float(np.sum(terms - center))
+    return n_val * (float(score(estimator, X_val, y_val)) - center)
 
 
 def _fit_and_score(
-    estimator, X_train, y_train, X_val, y_val, fit_params, scorer, center, noise_std, rng
+    estimator, X_train, y_train, X_val, y_val, fit_params, score, low, high, noise_std, rng
 ):
     """One run: fit on the training part, release the noisy score sum of the validation part."""
     with warnings.catch_warnings(record=True) as caught:
@@ -131,13 +214,9 @@ def _fit_and_score(
             ]
     # The public planned size served this fit only: a refit of the model plans on its rows.
     vars(dp_step(estimator)).pop(PUBLIC_N_SAMPLES, None)
-    released = _released_score(estimator, X_val, y_val, scorer, center)
+    released = _released_score(estimator, X_val, y_val, score, low, high)
     noisy = released + float(gaussian_noise(noise_std, random_state=rng))
     return estimator, noisy, caveats
-
-
-def _accuracy(estimator, X, y):
-    return accuracy_score(y, estimator.predict(X))
 
 
 def _split_rows(params, n_samples, index):

@@ -7,7 +7,7 @@ that computes it.
 """
 
 from ..utils._deprecation import DEPRECATED
-from ..utils._docstrings import Substitution
+from ..utils._docstrings import SHARED_DOCS, Substitution
 from ._candidates import RelativeToAuto, grid_support, random_support
 from ._search_base import _BasePrivateSearch
 
@@ -34,20 +34,25 @@ _COMMON_PARAMS = """
         Expected number of runs, >= 1.
     scoring : str, callable or None, default=None
         Validation score, higher is better. ``None`` with a classifier: accuracy (each
-        row's term in ``[0, 1]``). Any other scorer needs ``score_range``. It must be a mean
-        over the validation rows of one term per row: named scorers other than
+        row's term 0 or 1); on a regressor ``None`` is refused (its ``score`` is ``r2``).
+        It must be a mean over the validation rows of one term per row. The named scorers
         ``"accuracy"``, ``"neg_mean_absolute_error"``, ``"neg_mean_squared_error"``,
-        ``"neg_brier_score"`` and ``"neg_log_loss"`` (an F1, an AUC, a balanced accuracy,
-        ``r2``) are refused, since one row moves them by more than the noise covers; a
-        callable is taken on trust, with a caveat in ``privacy_report_``.
+        ``"neg_brier_score"`` and ``"neg_log_loss"`` are computed row by row, each term
+        clipped to ``score_range`` before the sum; any other name (an F1, an AUC, a
+        balanced accuracy, ``r2``) is refused, since one row moves it by more than the
+        noise covers. A callable is taken on trust to be such a mean, with a caveat in
+        ``privacy_report_``.
     score_range : tuple of (float, float), default=None
-        For a score that is a mean over the validation rows of one term per row: the
-        interval ``(low, high)`` that holds every term (``(0, 1)`` for accuracy;
-        ``(-2 * B, 0)`` for the negated absolute error of predictions clipped to, and
-        targets within, ``[-B, B]``). Each run releases the sum over the validation rows of
-        ``term - (low + high) / 2`` with Gaussian noise; one row changes that sum by at most
-        ``(high - low) / 2``, whatever the number of validation rows. Required unless the
-        score is accuracy; you vouch for the bound.
+        The interval ``(low, high)`` each validation row's term is clipped to (``(0, 1)``
+        for accuracy; ``(-4 * B**2, 0)`` for the negated squared error, ``(-2 * B, 0)`` for
+        the negated absolute error, of targets and predictions within ``[-B, B]``; ``(-1,
+        0)`` for the Brier score of two classes). Each run releases the sum over the
+        validation rows of ``clip(term, low, high) - (low + high) / 2`` with Gaussian
+        noise; one row changes that sum by at most ``(high - low) / 2``, whatever it holds
+        and whatever the number of validation rows. A row beyond the range counts as its
+        end, and a term that is not a number as ``low``: a narrower range means less noise
+        and more rows at its ends. Required unless the score is accuracy; for a callable
+        scorer nothing is clipped and you vouch for the bound.
     cv : float, default=0.2
         The validation split: the probability with which each row is held out for
         validation (rows are assigned independently, so one row is in exactly one part).
@@ -55,12 +60,19 @@ _COMMON_PARAMS = """
         refused with an error, since training each candidate on several overlapping folds
         is outside the privacy argument. The sizes of the two parts are random and
         private: runs are planned on the expected training size
-        ``round((1 - cv) * n_samples)`` and scores shown per expected validation row,
-        ``cv * n_samples``.
+        ``round((1 - cv) * count)`` and scores shown per expected validation row,
+        ``cv * count``, where ``count`` is the noisy count of the rows (the number of rows
+        itself with ``n_samples_public=True``).
     score_epsilon : float, default=None
         Epsilon (at ``delta``) of the Gaussian noise on each run's validation score. ``None``:
         the same per-run epsilon as training, which costs almost nothing extra because a row
         is either in the training or in the validation part.
+    %(n_samples_public)s
+
+        In a search, the one count serves every run: the planned training size
+        ``round((1 - cv) * count)`` and the expected validation size ``cv * count`` are
+        read from it, and the runs and their selection share what it leaves of
+        ``epsilon``.
     accountant : BudgetAccountant, default=None
         Budget shared with other fits: the whole search's ``(epsilon_, delta_)`` is
         reserved before any data is read. The estimator's own accountant must be None.
@@ -100,7 +112,7 @@ _COMMON_ATTRIBUTES = """
     best_score_noisy_ : float
         The released statistic itself, unclipped: the noisy sum of the run's validation
         terms (less the range's midpoint), divided by the expected number of validation
-        rows ``cv * n_samples`` and added back to the midpoint. It can lie
+        rows ``cv * count`` and added back to the midpoint. It can lie
         outside the score's range (noise, and the realised number of validation rows, which
         is private and so not used, differs from the expected one); the best of several
         noisy scores also tends to be above the model's true score.
@@ -118,7 +130,12 @@ _COMMON_ATTRIBUTES = """
         run's sum, divided by the expected number of validation rows); fixed before the
         split, from public numbers only.
     epsilon_ : float
-        Epsilon of the whole search, never above ``epsilon``.
+        Epsilon of the whole search, never above ``epsilon``. With
+        ``n_samples_public=False``: the noisy count's share plus the rest of the budget,
+        within which the runs and their selection were calibrated (``epsilon`` itself; the
+        calibrated value of this fit's plan, chosen by the count, is in
+        ``privacy_report_["epsilon_split"]``); with ``n_samples_public=True``: the
+        calibrated value.
     delta_ : float
         Its delta.
     privacy_report_ : PrivacyReport
@@ -146,9 +163,18 @@ _NOTES = """
     one of them), so nothing in a run is scaled by them: the score's noise is fixed before
     the split (the sum's sensitivity, half the range's width, does not depend on the number
     of rows), and a DP-SGD run plans its sampling rate, its steps and its noise, and divides
-    its noisy gradient sums, by the public expected training size
-    ``round((1 - cv) * n_samples)``; it samples each row of its training
-    part with that rate, so its spend is exactly the planned one. Estimators whose plan
+    its noisy gradient sums, by the expected training size ``round((1 - cv) * count)``; it
+    samples each row of its training part with that rate, so its spend is exactly the
+    planned one.
+
+    The number of rows differs between neighbours too, so it is not read either: by default
+    (``n_samples_public=False``) the search first releases a noisy count of the rows
+    (discrete Laplace noise, 5 % of ``epsilon``: pure DP, the geometric mechanism) and plans
+    every size on it. What follows is chosen from the count, so the two compose by basic
+    composition (adaptive composition, Dwork, Rothblum and Vadhan 2010, Theorem III.3):
+    the runs and their selection are calibrated within what the count leaves, whatever its
+    value, and ``epsilon_`` adds the two. With ``n_samples_public=True`` the exact number is
+    read, nothing is spent on it, and the report says it was treated as public. Estimators whose plan
     depends on the number of rows and that cannot be given a public one are refused.
 
     The number of runs is random and only the best run is released, which costs far less
@@ -158,7 +184,7 @@ _NOTES = """
     which the total, converted from RDP with Canonne, Kamath and Steinke (2020), Prop. 12,
     stays within ``epsilon``.
 
-    Public: the number of rows (as everywhere in skprivate) and the search space. The
+    Public: the search space (and the number of rows with ``n_samples_public=True``). The
     estimator's plan must carry a Renyi-DP curve (a ``dp_accounting`` event) or be pure DP;
     estimators that state only ``(epsilon, delta)`` (PATE, propose-test-release) are
     refused. Private preprocessing steps (``skprivate.preprocessing``) before the
@@ -193,6 +219,7 @@ _REFERENCES = """
 """
 
 _DOCS = {
+    "n_samples_public": SHARED_DOCS["n_samples_public"],
     "search_parameters": _COMMON_PARAMS,
     "search_attributes": _COMMON_ATTRIBUTES,
     "search_notes": _NOTES,
@@ -291,6 +318,7 @@ class PrivateRandomSearchCV(_BasePrivateSearch):
         score_range=None,
         cv=0.2,
         score_epsilon=None,
+        n_samples_public=False,
         accountant=None,
         n_jobs=None,
         random_state=None,
@@ -308,6 +336,7 @@ class PrivateRandomSearchCV(_BasePrivateSearch):
         self.score_range = score_range
         self.cv = cv
         self.score_epsilon = score_epsilon
+        self.n_samples_public = n_samples_public
         self.accountant = accountant
         self.n_jobs = n_jobs
         self.random_state = random_state
@@ -400,6 +429,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         score_range=None,
         cv=0.2,
         score_epsilon=None,
+        n_samples_public=False,
         accountant=None,
         n_jobs=None,
         random_state=None,
@@ -417,6 +447,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         self.score_range = score_range
         self.cv = cv
         self.score_epsilon = score_epsilon
+        self.n_samples_public = n_samples_public
         self.accountant = accountant
         self.n_jobs = n_jobs
         self.random_state = random_state

@@ -23,6 +23,7 @@ from sklearn.utils.validation import indexable
 
 from .._caveats import score_vouched
 from .._dpsgd._plan import PUBLIC_N_SAMPLES
+from .._row_count import count_report, release_row_count
 from ..base import DPEstimatorMixin, _n_rows
 from ..mechanisms import check_rng
 from ..utils._compat import get_tags
@@ -41,7 +42,9 @@ from ._candidates import (
 )
 from ._delegation import _DelegateToBestMixin
 from ._runs import (
-    _accuracy,
+    PER_ROW_METHOD,
+    PER_ROW_TERMS,
+    RowTerms,
     _check_no_sample_weight,
     _check_score_range,
     _fit_and_score,
@@ -51,13 +54,22 @@ from ._runs import (
 __all__ = []
 
 _DISTRIBUTIONS = {"poisson": "poisson", "geometric": 1.0, "logarithmic": 0.0}
-# scikit-learn's scorers that are a mean over the rows of one term per row (the released
-# sum's sensitivity argument needs that; the regression errors and log loss also need
-# score_range). Any other named scorer is refused (_score_spec).
-PER_ROW_MEAN_SCORERS = frozenset({
-    "accuracy", "neg_mean_absolute_error", "neg_mean_squared_error", "neg_brier_score",
-    "neg_log_loss",
-})
+# scikit-learn's scorers that are a mean over the rows of one term per row, computed row by
+# row and clipped (_runs.PER_ROW_TERMS; the released sum's sensitivity argument needs that;
+# all but accuracy need score_range). Any other named scorer is refused (_score_spec).
+PER_ROW_MEAN_SCORERS = frozenset(PER_ROW_TERMS)
+# Why a commonly asked-for scorer is refused, and what to use instead.
+_REFUSED_SCORER_FIX = {
+    "r2": (
+        " r2 is 1 - SSE / SST, and SST is a sum over all the rows (no per-row term). Use "
+        "'neg_mean_squared_error' with score_range (SSE / n, the same ranking on one split)."
+    ),
+    "neg_root_mean_squared_error": (
+        " A square root of a mean has no per-row term; 'neg_mean_squared_error' ranks the "
+        "runs the same way."
+    ),
+    "balanced_accuracy": " Each class's recall divides by that class's (private) count.",
+}
 
 
 @dataclass
@@ -78,6 +90,8 @@ class _Plan:
     high: float
     noise_std: float
     plan_on_public: bool
+    count: object
+    total: float
 
 
 class _BasePrivateSearch(
@@ -103,6 +117,7 @@ class _BasePrivateSearch(
         # an error that says why (_renamed_params).
         "cv": [Interval(Real, 0, 1, closed="neither"), Integral, HasMethods(["split"])],
         "score_epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "n_samples_public": ["boolean"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
         # The names before 0.1, kept for one release (FutureWarning).
@@ -166,45 +181,76 @@ class _BasePrivateSearch(
         return dp, support, probs
 
     def _score_spec(self):
-        """The scorer and the interval ``(low, high)`` that holds each validation row's term."""
+        """``(score, low, high)``: how each run's validation rows are scored.
+
+        ``score`` is a :class:`._runs.RowTerms` for a named scorer (its per-row terms, each
+        clipped to ``[low, high]`` before the sum: the sum's sensitivity is then what the
+        noise covers whatever the rows hold), or the callable ``scoring`` itself, taken on
+        trust (its caveat says so). Checked before any data is read.
+        """
         name = type(self).__name__
-        if isinstance(self.scoring, str) and self.scoring not in PER_ROW_MEAN_SCORERS:
-            # The noise covers one row moving the released sum by (high - low) / 2: true of
-            # a mean of one bounded term per row only. One row moves an F1, an AUC or a
-            # balanced accuracy by far more (a search with scoring="f1" released a sum that
-            # one added row moved by 33, against the 0.5 its noise was calibrated for).
-            raise ValueError(
-                f"{name}: scoring={self.scoring!r} is not a mean of one term per validation "
-                "row, so one row can move it by more than the score's noise covers and the "
-                "search would not be private. Use one of "
-                f"{sorted(PER_ROW_MEAN_SCORERS)} (with score_range for the regression "
-                "errors and log loss), or a callable that is such a mean (you vouch for it)."
-            )
-        bounded = self.scoring in (None, "accuracy") and is_classifier(self.estimator)
+        scoring = self.scoring
+        if scoring is None:
+            if not is_classifier(self.estimator):
+                # The estimator's own score (r2 for a regressor) is not a mean of one term
+                # per row: its denominator is a sum over all the rows.
+                raise ValueError(
+                    f"{name}: scoring=None on a non-classifier would use the estimator's own "
+                    "score (r2 for a regressor), which is not a mean of one term per "
+                    "validation row, so one row could move it by more than the noise "
+                    "covers. Pass scoring='neg_mean_squared_error' or "
+                    "'neg_mean_absolute_error' with score_range=(low, high), the interval "
+                    "each row's term is clipped to."
+                )
+            scoring = "accuracy"
+        if isinstance(scoring, str):
+            if scoring not in PER_ROW_MEAN_SCORERS:
+                # The noise covers one row moving the released sum by (high - low) / 2: true
+                # of a sum of one clipped term per row only. One row moves an F1, an AUC or a
+                # balanced accuracy by far more (a search with scoring="f1" released a sum
+                # that one added row moved by 33, against the 0.5 its noise was calibrated
+                # for).
+                hint = _REFUSED_SCORER_FIX.get(scoring, "")
+                raise ValueError(
+                    f"{name}: scoring={scoring!r} is not a mean of one term per validation "
+                    "row, so one row can move it by more than the score's noise covers and "
+                    f"the search would not be private.{hint} Use one of "
+                    f"{sorted(PER_ROW_MEAN_SCORERS)} (with score_range for all but "
+                    "accuracy), or a callable that is such a mean (you vouch for it)."
+                )
+            method = PER_ROW_METHOD[scoring]
+            if not hasattr(self.estimator, method):
+                raise ValueError(
+                    f"{name}: scoring={scoring!r} scores each validation row with "
+                    f"{method}, which {type(self.estimator).__name__} does not have. Use "
+                    "scoring='accuracy' (a classifier) or 'neg_mean_squared_error' (a "
+                    "regressor), with score_range."
+                )
+            score = RowTerms(scoring, PER_ROW_TERMS[scoring])
+        else:
+            score = check_scoring(self.estimator, scoring=scoring)
         if self.score_range is not None:
             low, high = _check_score_range(name, self.score_range)
-        elif bounded:
-            low, high = 0.0, 1.0  # accuracy: terms in {0, 1}
+        elif scoring == "accuracy":
+            low, high = 0.0, 1.0  # accuracy: terms in {0, 1} by construction
         else:
             raise ValueError(
-                f"{name}: scoring={self.scoring!r} on a "
-                f"{'classifier' if is_classifier(self.estimator) else 'non-classifier'} is "
-                "not known to be bounded, so the noise for the validation score cannot be "
-                "calibrated. Use scoring='accuracy' with a classifier, or a scorer that is a "
-                "mean over the validation rows of bounded terms, and pass score_range=(low, "
-                "high), the interval holding every row's term: (0, 1) for accuracy, "
-                "(-2 * B, 0) for the negated absolute error of predictions clipped to, and "
-                "targets within, [-B, B]; you vouch for that bound."
+                f"{name}: scoring={scoring!r} has per-row terms with no natural bound (or, "
+                "for a callable, none known), so the noise for the validation score cannot "
+                "be calibrated. Pass score_range=(low, high): each validation row's term is "
+                "clipped to it before the sum (for a callable, you vouch that every term "
+                "lies in it). For example (0, 1) for accuracy, (-1, 0) for the Brier score "
+                "of two classes, (-2 * B, 0) for the negated absolute error of targets and "
+                "predictions within [-B, B]; a narrower range means less noise, and rows "
+                "beyond it count as its end."
             )
-        if self.scoring is None and is_classifier(self.estimator):
-            scorer = _accuracy
-        else:
-            scorer = check_scoring(self.estimator, scoring=self.scoring)
-        return scorer, low, high
+        return score, low, high
 
-    def _calibrate(self, support, n_train, rtol=0.02):
-        """``(eps_run, total, z, spends)``: see :func:`._calibration.calibrate`."""
-        return _calibration.calibrate(self, support, n_train, rtol=rtol)
+    def _calibrate(self, support, n_train, epsilon=None, rtol=0.02):
+        """``(eps_run, total, z, spends)`` within ``epsilon`` (default: the search's
+        ``epsilon``): see :func:`._calibration.calibrate`."""
+        epsilon = self.epsilon if epsilon is None else epsilon
+        return _calibration.calibrate(self, support, n_train, epsilon, rtol=rtol)
 
     # --- metadata routing ------------------------------------------------------------------
     def get_metadata_routing(self):
@@ -244,7 +290,8 @@ class _BasePrivateSearch(
 
     # --- fit -------------------------------------------------------------------------------
     def _privacy_plan(self, n_samples):
-        # Whatever the split and the candidates, the search never spends more than this.
+        # Whatever the split, the count and the candidates, the search never spends more
+        # than this (it does not read n_samples).
         return self._privacy_spend(self.epsilon, self.delta)
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -290,26 +337,34 @@ class _BasePrivateSearch(
         return self
 
     def _plan(self, dp, support, probs, n_samples):
-        """Split, number of runs, candidates, seeds and calibration: no value of the data.
+        """Count, split, number of runs, candidates, seeds and calibration: no value of the data.
 
-        Everything here is drawn from public numbers (``n_samples``, the parameters) and the
-        search's generator. The accountant, if any, is charged the whole search here, before
-        any data is read.
+        Every size the runs plan on comes from the number of rows the search plans on: a
+        noisy count of the rows (:func:`skprivate._row_count.release_row_count`, drawn first
+        from the search's generator), or ``n_samples`` itself with
+        ``n_samples_public=True``. The rest is drawn from that number, the parameters and
+        the search's generator. The accountant, if any, is charged the whole search here,
+        before anything derived from the data is used.
         """
         name = type(self).__name__
         rng = check_rng(self.random_state)
-        # Public sizes: every noise scale and sampling rate of a run comes from these, never
+        scorer, low, high = self._score_spec()
+        count = release_row_count(
+            n_samples, self.epsilon, public=self.n_samples_public, rng=rng
+        )
+        # Planned sizes: every noise scale and sampling rate of a run comes from these, never
         # from the realised sizes of the random parts, which depend on the private rows (a
-        # row that is added lands in one part and changes its size).
+        # row that is added lands in one part and changes its size), nor from the exact
+        # number of rows, which differs between neighbours too (unless declared public).
         p = self._renamed_params()[1]
-        n_train_public = max(1, int(round((1.0 - p) * n_samples)))
+        n_train_public = max(1, int(round((1.0 - p) * count.n_plan)))
         is_val = rng.random(n_samples) < p
         if is_val.all():
             # Probability cv ** n_samples: negligible beside delta for any data set a
-            # search is meant for; nothing has been read or spent.
+            # search is meant for.
             raise ValueError(
-                f"{name}: the random split of {n_samples} rows with cv={p!r} left no "
-                "training row. Use more rows or a smaller cv."
+                f"{name}: the random split with cv={p!r} left no training row. Use more "
+                "rows or a smaller cv."
             )
         n_runs = ta.sample_n_runs(rng, self._distribution(), self.mean_candidates)
         if n_runs == 0:
@@ -321,24 +376,40 @@ class _BasePrivateSearch(
             )
         picks = rng.choice(len(support), size=n_runs, p=probs)
         seeds = rng.integers(0, 2**63 - 1, size=(n_runs, 2, 4), dtype=np.int64)
-        scorer, low, high = self._score_spec()
-        eps_run, total, z, spends = self._calibrate(support, n_train_public)
-        if total > self.epsilon * (1 + 1e-12):  # pragma: no cover - calibrate guarantees it
+        if not self.n_samples_public:
+            # From here on, what is computed (the calibration, its errors, the plans) is
+            # chosen by the count, so the charge must not be: the search's bound, (epsilon,
+            # delta) whatever the count, booked before anything derived from the count is
+            # used or can be seen (the errors above and a refusal here do not depend on it).
+            self._reserve_plan(n_samples)  # _privacy_plan reads no n: (epsilon, delta)
+        # The runs and their selection share what the count left (basic composition).
+        rest = self.epsilon - count.epsilon
+        eps_run, total, z, spends = self._calibrate(support, n_train_public, rest)
+        if total > rest * (1 + 1e-12):  # pragma: no cover - calibrate guarantees it
             raise RuntimeError(f"{name}: calibration overshot the budget; please report.")
         plan_on_public = _calibration.check_public_plans(
             self, dp, support, eps_run, n_train_public, spends
         )
-        spend = self._privacy_spend(total, self.delta)
-        self.__dict__.pop("_reserved_spend", None)  # booked below, only once it is paid
-        if self.accountant is not None:
-            self.accountant.spend(spend)  # raises BudgetExceededError before any data is read
-        self._reserved_spend = spend
+        if self.n_samples_public:
+            spend = self._privacy_spend(total, self.delta)
+            self.__dict__.pop("_reserved_spend", None)  # booked below, only once it is paid
+            if self.accountant is not None:
+                self.accountant.spend(spend)  # raises BudgetExceededError before any data
+            self._reserved_spend = spend
+        else:
+            # Dwork, Rothblum and Vadhan (2010), Theorem III.3 with k = 2 (see
+            # skprivate._row_count): the count is epsilon_n-DP and, whatever its value, the
+            # runs and their selection are (rest, delta)-DP (calibrate never overshoots).
+            # The bound is `rest`, not this count's `total`: `total` is chosen by the count,
+            # and a guarantee must hold for every value the count can take.
+            spend = self._privacy_spend(count.epsilon + rest, self.delta)
         return _Plan(
             support=support, picks=picks, seeds=seeds, is_val=is_val,
-            n_train_public=n_train_public, n_val_public=p * n_samples, eps_run=eps_run,
+            n_train_public=n_train_public, n_val_public=p * count.n_plan, eps_run=eps_run,
             spend=spend, spends=spends, scorer=scorer, low=low, high=high,
             # noise on each run's score sum: sensitivity (high - low) / 2 whatever the split
-            noise_std=z * 0.5 * (high - low), plan_on_public=plan_on_public,
+            noise_std=z * 0.5 * (high - low), plan_on_public=plan_on_public, count=count,
+            total=total,
         )
 
     def _make_run(self, plan, i):
@@ -373,11 +444,11 @@ class _BasePrivateSearch(
         if self.verbose:
             print(f"{name}: training a secret number of runs (mean {self.mean_candidates:g}) "
                   f"on about {plan.n_train_public} rows", file=sys.stderr, flush=True)
-        center = 0.5 * (plan.low + plan.high)
         results = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_and_score)(
                 self._make_run(plan, i), X_train, y_train, X_val, y_val, run_params,
-                plan.scorer, center, plan.noise_std, np.random.default_rng(plan.seeds[i, 1]),
+                plan.scorer, plan.low, plan.high, plan.noise_std,
+                np.random.default_rng(plan.seeds[i, 1]),
             )
             for i in range(len(plan.picks))
         )
@@ -434,8 +505,10 @@ class _BasePrivateSearch(
             self.n_features_in_ = self.best_estimator_.n_features_in_
         if hasattr(self.best_estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.best_estimator_.feature_names_in_
+        # n_plan: the delta check's caveat names the number it compares with, and the exact
+        # number of rows is private unless declared public.
         self._finish_private_fit(
-            plan.spend, self._report(plan, dp), n_samples,
+            plan.spend, self._report(plan, dp), plan.count.n_plan,
             self._caveats(plan, results[best][2]),
         )
 
@@ -472,17 +545,25 @@ class _BasePrivateSearch(
             "accountant": (
                 "RDP: each run is the larger of its training and scoring curves (disjoint "
                 "parts), then the tuning theorem, then Canonne-Kamath-Steinke conversion"
+                + ("" if plan.count.public else
+                   "; plus the noisy count of the rows by basic composition")
             ),
             "split": (
                 f"each row to validation independently with probability "
                 f"{self._renamed_params()[1]:g}; the realised sizes of the parts are "
                 "private (neither shown nor used)"
             ),
+            **count_report(plan.count),
+            "epsilon_split": self._split_report(plan),
+            "runs_epsilon": float(plan.total),
             "per_run_epsilon": float(plan.eps_run),
             "run_steps": self._steps_report(),
             "planned_training_rows": plan.n_train_public,
             "expected_validation_rows": float(plan.n_val_public),
-            "score_range": f"[{plan.low:g}, {plan.high:g}] (each validation row's term)",
+            "score_range": f"[{plan.low:g}, {plan.high:g}] (each validation row's term, " + (
+                f"{plan.scorer.name} computed row by row and clipped to it)"
+                if isinstance(plan.scorer, RowTerms) else "vouched for by the callable scorer)"
+            ),
             "score_noise_std": self.score_noise_,
             "score_sensitivity": float(0.5 * (plan.high - plan.low) / plan.n_val_public),
             "best_score_noisy": self.best_score_noisy_,
@@ -492,6 +573,22 @@ class _BasePrivateSearch(
                 "candidates (STOC 2019)"
             ),
         }
+
+    def _split_report(self, plan):
+        count = plan.count
+        runs = (
+            f"the runs and their selection {plan.total:.4g} (runs_epsilon, calibrated on "
+            f"{plan.n_train_public} planned training rows)"
+        )
+        if count.public:
+            return f"{runs}; the number of rows treated as public, nothing spent on it"
+        return (
+            f"the noisy count of the rows {count.epsilon:.4g}, {runs} within the rest "
+            f"{self.epsilon - count.epsilon:.4g}; epsilon_ adds the count to that rest, not "
+            "to this plan's calibrated value: the plan was chosen by the count, and the "
+            "guarantee must hold for every plan it could choose (basic composition, Dwork, "
+            "Rothblum and Vadhan 2010, Theorem III.3)"
+        )
 
     def _steps_report(self):
         paths = [path for path, _ in run_dp_steps(self.estimator)]

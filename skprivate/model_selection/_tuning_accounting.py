@@ -38,11 +38,15 @@ be replaced by the smallest bound at any higher order. The total is converted to
 
 One run of the search (``Q``) is: pick hyperparameters uniformly from a finite set (data
 independent), train the DP estimator on the training part, and release the sum over the
-validation part of ``term_i - c`` plus Gaussian noise, where the score is the mean of per-row
-terms in ``[low, high]`` and ``c = (low + high) / 2``.
+validation part of ``clip(term_i, low, high) - c`` plus Gaussian noise, where the score is the
+mean of per-row terms, each computed and clipped row by row (``_runs._released_score``), and
+``c = (low + high) / 2``.
 
 Neighbouring relation: datasets ``D`` and ``D' = D + {x}`` (add/remove one row). The number of
-rows ``n`` is public (as for every estimator in skprivate); the split is not: each row goes to
+rows the search plans on, ``N``, is fixed before the runs: a noisy count of the rows (its
+cost is added to this theorem's by basic composition, see ``_search_base`` and
+``skprivate._row_count``; everything here holds for each value of ``N``), or the exact ``n``
+declared public. The split is not fixed: each row goes to
 validation independently with probability ``p``, so the realised sizes ``n_val`` and
 ``n_train`` are random and the added row ``x`` raises one of them by one. Nothing in ``Q`` may
 therefore depend on them: (i) the score's noise has standard deviation ``z (high - low) / 2``,
@@ -52,7 +56,7 @@ fixed before the split, and the released sum changes by ``x``'s term minus ``c``
 of two Gaussians with different variances exceeds ``lambda / (2 z^2)``, infinitely for orders
 above about ``n_val / 2``; at a per-run budget of 1 and ``n_val = 100`` one such score cost 1.19,
 not 1.00); (ii) a DP-SGD run's sampling rate ``q = b / m``, steps and noise multiplier come from
-the public ``m = round((1 - p) n)``, and its noisy gradient sums are divided by the public
+the planned ``m = round((1 - p) N)``, and its noisy gradient sums are divided by the planned
 ``q m``: it samples each row of its training part independently with rate ``q``, so on
 neighbouring training parts it is the sampled Gaussian mechanism with the planned ``(q, z,
 steps)`` whatever the realised ``n_train``, and its spend is exactly its plan (Mironov, Talwar

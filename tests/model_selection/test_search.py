@@ -104,6 +104,7 @@ def test_candidates_with_different_privacy_plans_use_the_largest(cancer):
         epsilon=1.5,
         mean_candidates=3,
         score_epsilon=0.05,  # a quiet score, so that training dominates the run's curve
+        n_samples_public=True,  # the runs' accounting alone (the count: test_search_row_count)
         random_state=1,
     )
     _quiet_fit(search, X, y)
@@ -144,8 +145,9 @@ def test_works_with_a_pipeline_and_a_regressor():
     assert search.epsilon_ <= 3.0
     report = search.privacy_report_
     # the noisy sum of terms minus the midpoint -1 moves by at most 1 per row, shown per
-    # expected validation row (0.2 * 400), a public number
-    assert report["score_sensitivity"] == pytest.approx(1.0 / 80)
+    # expected validation row (0.2 times the noisy count of the 400 rows)
+    assert report["score_sensitivity"] == pytest.approx(1.0 / report["expected_validation_rows"])
+    assert report["expected_validation_rows"] == pytest.approx(80, abs=0.2 * 300)
     assert -2.0 <= search.best_score_ <= 0.0
     assert search.best_estimator_.steps[-1][1].epsilon == search.per_run_epsilon_
     assert set(search.best_params_) == {"dplssgdregressor__learning_rate"}
@@ -269,7 +271,7 @@ def test_pure_dp_estimator_uses_the_pure_dp_curve(cancer):
     X, y = cancer
     search = PrivateGridSearchCV(
         _PureDPClassifier(), {}, epsilon=1.0, n_candidates_distribution="geometric", mean_candidates=3,
-        random_state=0,
+        n_samples_public=True, random_state=0,  # the runs' accounting alone
     )
     _quiet_fit(search, X, y)
     assert 0.97 <= search.epsilon_ <= 1.0

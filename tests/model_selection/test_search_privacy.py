@@ -20,6 +20,7 @@ from skprivate.model_selection import _runs as _search  # one run of a search
 from skprivate.model_selection import _tuning_accounting as ta
 
 DELTA = 1e-5
+ACCURACY = _search.RowTerms("accuracy", _search.PER_ROW_TERMS["accuracy"])
 
 
 @pytest.fixture(scope="module")
@@ -114,10 +115,10 @@ def test_the_released_score_is_within_its_charge_at_every_order(cancer):
     # wrong), at several sizes; the released statistic is computed by the search's own code
     for n_val in (5, 40, 100):
         val = np.concatenate([right[: n_val // 2], wrong[: n_val - n_val // 2]])
-        base = _search._released_score(model, X[val], y[val], _search._accuracy, 0.5)
+        base = _search._released_score(model, X[val], y[val], ACCURACY, 0.0, 1.0)
         for extra in (right[-1], wrong[-1]):
             more = np.append(val, extra)
-            other = _search._released_score(model, X[more], y[more], _search._accuracy, 0.5)
+            other = _search._released_score(model, X[more], y[more], ACCURACY, 0.0, 1.0)
             assert abs(other - base) <= 0.5 + 1e-9
             for a, b in ((base, other), (other, base)):
                 exact = gaussian_renyi(a, noise_std, b, noise_std, ta.ORDERS)
@@ -131,6 +132,7 @@ def test_noise_scale_and_run_plans_do_not_depend_on_the_split(cancer):
         search = _quiet_fit(PrivateRandomSearchCV(
             DPLSSGDClassifier(classes=[0, 1]), {"batch_size": [64], "max_iter": [2]},
             epsilon=1.0, n_candidates_distribution="geometric", mean_candidates=2, random_state=seed,
+            n_samples_public=True,  # the split alone varies (the count: test_search_row_count)
         ), X, y)
         model = search.best_estimator_
         n_public = search.privacy_report_["planned_training_rows"]
@@ -159,7 +161,7 @@ def test_caveats_come_from_the_runs_reports_whole(cancer):
     _WithCaveat.caveat = caveat
     search = _quiet_fit(PrivateGridSearchCV(
         _WithCaveat(), {}, epsilon=1.0, delta=0.01, n_candidates_distribution="geometric",
-        mean_candidates=2,
+        mean_candidates=2, n_samples_public=True,
     ), X, y)
     caveats = search.privacy_report_["caveats"]
     assert caveats.count(caveat) == 1
