@@ -25,8 +25,11 @@ _PARAM_DOCS = {
         ``n_features``, known without looking at the data (a codebook, the instrument's
         range). Values are clipped to it in ``fit`` and ``transform``. ``None`` reads each
         feature's minimum and maximum from the data: the fit then has no privacy
-        guarantee (the range is released exactly in ``bounds_``), and a
-        :class:`~skprivate.exceptions.PrivacyLeakWarning` says so.""",
+        guarantee (the range is released exactly in ``bounds_``), a
+        :class:`~skprivate.exceptions.PrivacyLeakWarning` says so, and every total
+        (:func:`~skprivate.accounting.leaking_steps`,
+        :func:`~skprivate.accounting.total_privacy_cost`, :func:`make_private_pipeline`,
+        the displays) lists the step as not covered.""",
     "accountant": """
     accountant : BudgetAccountant, default=None
         Budget to spend from; the fit is refused before reading any value if it does not

@@ -118,11 +118,23 @@ def make_private_pipeline(*steps, epsilon=1.0, delta=1e-5,
     -------
     Pipeline
 
+    Raises
+    ------
+    InfeasiblePrivacyError
+        Before any data is read, naming the step and the parameter, if a private step's
+        parameters override the share it is assigned: a parameter that fixes its own
+        loss (``noise_multiplier`` on a DP-SGD step, with which its ``epsilon_`` is
+        whatever that noise achieves), or an ``epsilon``/``delta`` set to
+        something other than the class default and other than the share (it would be
+        replaced without a word; ``epsilon=None`` included).
+
     Warns
     -----
     PrivacyLeakWarning
         If a step learns from the rows without a guarantee (a scikit-learn
-        ``StandardScaler``, say), naming it: the total does not cover it.
+        ``StandardScaler``, say), or a private step will read its bounds or its classes
+        from the rows (``bounds=None``, ``classes=None``), naming it: the total does not
+        cover it.
 
     See Also
     --------
@@ -132,7 +144,11 @@ def make_private_pipeline(*steps, epsilon=1.0, delta=1e-5,
     Notes
     -----
     The steps all read the same rows, so their spends add up (Dwork and Roth 2014,
-    Theorem 3.16): ``sum(epsilon_i) = epsilon`` and ``sum(delta_i) <= delta``. Composing
+    Theorem 3.16): ``sum(epsilon_i) = epsilon`` and ``sum(delta_i) <= delta``. That holds
+    only if every step spends what it is given, which is why a step that fixes its own
+    loss is refused; a later ``pipe.set_params(..., noise_multiplier=...)`` is not
+    checked, and :func:`~skprivate.accounting.total_privacy_cost` of the fitted pipeline
+    is then the number to quote. Composing
     their Renyi-DP curves (``total_privacy_cost(pipe)``, ``BudgetAccountant``) gives a
     total at most ``epsilon``, often below it.
 
@@ -150,10 +166,18 @@ def make_private_pipeline(*steps, epsilon=1.0, delta=1e-5,
     >>> from skprivate.linear_model import DPLSSGDClassifier
     >>> from skprivate.preprocessing import StandardScaler, make_private_pipeline
     >>> pipe = make_private_pipeline(
-    ...     StandardScaler(bounds=(0, 4000)), DPLSSGDClassifier(), epsilon=1.0, delta=1e-5
+    ...     StandardScaler(bounds=(0, 4000)), DPLSSGDClassifier(classes=[0, 1]),
+    ...     epsilon=1.0, delta=1e-5,
     ... )
     >>> [(name, step.epsilon) for name, step in pipe.steps]
     [('standardscaler', 0.2), ('dplssgdclassifier', 0.8)]
+
+    A step that sets its own loss is refused, by name, before any data is read:
+
+    >>> make_private_pipeline(DPLSSGDClassifier(classes=[0, 1], noise_multiplier=0.3))
+    Traceback (most recent call last):
+    ...
+    skprivate.exceptions.InfeasiblePrivacyError: make_private_pipeline: step 'dplssgdclassifier' ...
     """
     if not steps:
         raise ValueError("make_private_pipeline: pass at least one step (the DP estimator).")
