@@ -82,7 +82,8 @@ class PrivacyCost(tuple):
     >>> cost = PrivacyCost(1.5, 1e-5, composition="basic", basic_epsilon=1.5)
     >>> epsilon, delta = cost
     >>> cost
-    PrivacyCost(epsilon=1.5, delta=1e-05, composition='basic'; neighbouring: add/remove one row; public: nothing)
+    PrivacyCost(epsilon=1.5, delta=1e-05, composition='basic'; neighbouring: add/remove one
+    row; public: nothing)
     """
 
     def __new__(cls, epsilon, delta, *, composition, basic_epsilon, spends=(), leaks=(),
@@ -138,7 +139,7 @@ class PrivacyCost(tuple):
             neighbouring=self.neighbouring,
             steps=[f"{s.label}: epsilon={s.epsilon:.4g}, delta={s.delta:.3g}"
                    for s in self.spends],
-            public=[str(item) for item in self.public],
+            public=list(self.public),
             caveats=[s.caveat for s in self.leaks] + self.caveats,
         )
 
@@ -294,7 +295,8 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="auto
     --------
     >>> from skprivate.accounting import BudgetAccountant, total_privacy_cost
     >>> total_privacy_cost([])
-    PrivacyCost(epsilon=0, delta=0, composition='auto'; neighbouring: add/remove one row; public: nothing)
+    PrivacyCost(epsilon=0, delta=0, composition='auto'; neighbouring: add/remove one row;
+    public: nothing)
 
     A private scaler and a private classifier: one total, each step named.
 
@@ -326,7 +328,8 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="auto
     if hasattr(fitted, "cv_results_") and not hasattr(fitted, "_privacy_plan"):
         # a scikit-learn search; a private search is a DP estimator with its own spend
         spends, leaks = _search_spends(fitted, X, y, groups)
-        fits = [getattr(fitted, "best_estimator_", None) or fitted.estimator]
+        best = getattr(fitted, "best_estimator_", None)
+        fits = [fitted.estimator if best is None else best]
     elif isinstance(fitted, Mapping):
         if "estimator" not in fitted:
             raise ValueError(
