@@ -35,6 +35,26 @@ BUDGET_OVERRIDES = {
 }
 
 
+# A backstop for a parameter not known by name (a user's own private estimator): the plan of
+# each step on this many rows, with its share set, must fit in that share. Few rows, because
+# a noise fixed in advance costs most there (the largest sampling rate); a calibrated step
+# meets its share at every size.
+PLAN_CHECK_ROWS = 100
+
+
+def _plan_exceeds(est, epsilon, delta):
+    """``(epsilon, delta)`` of ``est``'s plan on :data:`PLAN_CHECK_ROWS` rows with its share,
+    if it exceeds the share; None if it fits or the plan cannot be made on so few rows."""
+    probe = clone(est).set_params(epsilon=epsilon, delta=delta)
+    try:
+        plan = probe._privacy_plan(PLAN_CHECK_ROWS)
+    except Exception:  # infeasible on so few rows, or needs fitted state: the fit will say
+        return None
+    if plan.epsilon > epsilon * (1 + 1e-6) or plan.delta > delta * (1 + 1e-6):
+        return plan.epsilon, plan.delta
+    return None
+
+
 def _default(est, name):
     """The default of parameter ``name`` in ``est``'s ``__init__`` (inspect.Parameter.empty)."""
     try:
@@ -53,9 +73,10 @@ def _differs(value, target):
 def _check_budget_not_overridden(path, est, epsilon, delta):
     """Refuse, before any data is read, a step whose parameters override its assigned share.
 
-    Two cases: a parameter of :data:`BUDGET_OVERRIDES` is set, or ``epsilon``/``delta`` was
+    Three cases: a parameter of :data:`BUDGET_OVERRIDES` is set; ``epsilon``/``delta`` was
     set explicitly (a value other than the class default) to something else than the share,
-    which make_private_pipeline would otherwise overwrite without a word.
+    which make_private_pipeline would otherwise overwrite without a word; or, for a
+    parameter not known by name, the step's plan exceeds its share (:func:`_plan_exceeds`).
     """
     params = est.get_params(deep=False)
     name = type(est).__name__
@@ -82,6 +103,17 @@ def _check_budget_not_overridden(path, est, epsilon, delta):
                 "and set the pipeline's total (make_private_pipeline(..., epsilon=, delta=, "
                 "preprocessing_share=)), or give the step the assigned value."
             )
+    over = _plan_exceeds(est, epsilon, delta)
+    if over is not None:
+        raise InfeasiblePrivacyError(
+            f"make_private_pipeline: step '{path}' ({name}) plans to spend epsilon="
+            f"{over[0]:.4g}, delta={over[1]:.3g} on {PLAN_CHECK_ROWS} rows, more than the "
+            f"share the pipeline assigns it (epsilon={epsilon:.4g}, delta={delta:.3g}): one "
+            "of its parameters fixes its own privacy loss. Fix: leave the parameters that "
+            "set its noise at their defaults, so that it is calibrated to its share, or "
+            "build the pipeline with sklearn.pipeline.make_pipeline and account for it "
+            "yourself."
+        )
 
 
 def make_private_pipeline(*steps, epsilon=1.0, delta=1e-5,
@@ -126,7 +158,9 @@ def make_private_pipeline(*steps, epsilon=1.0, delta=1e-5,
         loss (``noise_multiplier`` on a DP-SGD step, with which its ``epsilon_`` is
         whatever that noise achieves), or an ``epsilon``/``delta`` set to
         something other than the class default and other than the share (it would be
-        replaced without a word; ``epsilon=None`` included).
+        replaced without a word; ``epsilon=None`` included). As a backstop for a
+        parameter not known by name, each step's plan on 100 rows, with its share set,
+        must fit in that share.
 
     Warns
     -----

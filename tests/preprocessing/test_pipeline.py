@@ -145,3 +145,22 @@ def test_a_private_step_reading_its_bounds_is_named_at_construction():
     assert [s.caveat.code for s in leaking_steps(pipe)] == ["bounds_from_data"]
     with pytest.warns(PrivacyLeakWarning, match="'dplssgdclassifier'.*classes=None"):
         make_private_pipeline(StandardScaler(bounds=(-5, 5)), DPLSSGDClassifier(), epsilon=1.0)
+
+
+def test_a_step_that_fixes_its_loss_under_another_name_is_refused_by_its_plan():
+    from skprivate.exceptions import InfeasiblePrivacyError
+    from tests._doubles import NoisyMeanRegressor
+
+    class FixedNoise(NoisyMeanRegressor):  # a user's own estimator: the noise is "sigma"
+        def __init__(self, sigma=2.0, batch_size=20, epsilon=1.0, delta=1e-5,
+                     accountant=None, random_state=None):
+            super().__init__(sigma, batch_size, epsilon, delta, accountant, random_state)
+            self.sigma = sigma
+
+        def _privacy_plan(self, n_samples):
+            self.noise_multiplier = self.sigma
+            return super()._privacy_plan(n_samples)
+
+    with pytest.raises(InfeasiblePrivacyError,
+                       match=r"step 'fixednoise' \(FixedNoise\) plans to spend epsilon="):
+        make_private_pipeline(StandardScaler(bounds=(-5, 5)), FixedNoise(sigma=1.0), epsilon=1.0)
