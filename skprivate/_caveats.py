@@ -26,6 +26,7 @@ from numbers import Integral
 
 __all__ = [
     "CAVEAT_KINDS",
+    "GUARANTEE_VOID",
     "Caveat",
     "bounds_from_data",
     "caveat_codes",
@@ -53,6 +54,22 @@ CAVEAT_KINDS = {
     "no_budget": "epsilon=None: no budget bounded the fit; epsilon_ is what it turned out to cost",
     "score_vouched": "a callable scorer is taken on trust to be a mean of bounded per-row terms",
 }
+
+# The kinds that void the guarantee for what was released, rather than weaken it: something
+# was published exactly, computed from the private rows outside every mechanism (bounds, the
+# label set, noiseless validation scores, a preprocessing step's statistics, a data-dependent
+# epsilon). A differentially private step whose report holds one of these is not covered by
+# its own epsilon_, and every total (leaking_steps, total_privacy_cost, the displays,
+# make_private_pipeline) lists it as a leak. The other kinds qualify a guarantee that does
+# hold: a seed known to someone, a delta or an epsilon too large to protect much, a budget
+# not set in advance, a scorer taken on trust; they are shown, not counted as leaks.
+GUARANTEE_VOID = frozenset({
+    "bounds_from_data",
+    "labels_from_data",
+    "preprocessing_learned",
+    "data_dependent_epsilon",
+    "validation_rows_unprotected",
+})
 
 # Above this the formal guarantee says little (e^10 is about 22,000): the documented line
 # between "common in practice" and "report it, but do not call it private" (choosing_epsilon).
@@ -141,19 +158,33 @@ def epsilon_weak(epsilon):
     )
 
 
-def bounds_from_data(read, fix):
-    """Bounds or norms named in ``read`` were None and read from the data; ``fix`` says how."""
+def bounds_from_data(read, fix, *, planned=False):
+    """Bounds or norms named in ``read`` were None and read from the data; ``fix`` says how.
+
+    ``planned=True`` says it of an unfitted estimator, from its parameters: they will be.
+    """
     read = list(read)
+    were = "will be" if planned else "were"
     return Caveat(
         "bounds_from_data",
         f"{', '.join(read)} {'was' if len(read) == 1 else 'were'} None, so the "
-        f"bounds were read from the private data; pass {fix} known without looking at the "
-        "data",
+        f"bounds {were} read from the private data; pass {fix} known without looking "
+        "at the data",
     )
 
 
-def labels_from_data(classes):
-    """``classes=None``: the label set (``classes_``) was read from the private ``y``."""
+def labels_from_data(classes=None):
+    """``classes=None``: the label set (``classes_``) was read from the private ``y``.
+
+    ``classes`` is the set read, or None before a fit (the set will be read).
+    """
+    if classes is None:  # said of an unfitted estimator, from its parameters
+        return Caveat(
+            "labels_from_data",
+            "classes=None, so the set of classes will be read from the private labels and "
+            "published as classes_ (a label held by one row reveals that row); pass "
+            "classes=[...] known without looking at the data",
+        )
     shown = [c.item() if hasattr(c, "item") else c for c in classes]  # numpy scalars
     if len(shown) > 6:
         shown = [*shown[:5], "..."]

@@ -28,6 +28,7 @@ from sklearn.utils._param_validation import Interval
 
 from . import _caveats
 from .accounting._budget import BudgetAccountant, PrivacySpend
+from .accounting._public import public_inputs
 from .exceptions import PrivacyLeakWarning
 
 __all__ = ["DPEstimatorMixin", "PrivacyReport"]
@@ -38,7 +39,9 @@ class PrivacyReport(dict):
 
     Keys always present: ``"mechanism"``, ``"neighbouring"``, ``"unit"``, ``"scope"``,
     ``"epsilon"``, ``"delta"``, ``"accountant"``, ``"reference"``; estimators add their noise
-    parameters (noise multiplier, sample rate, steps, queries, ...) and ``"caveats"``. It
+    parameters (noise multiplier, sample rate, steps, queries, ...), ``"public"`` (what the
+    guarantee takes as known without the rows: a list of
+    :class:`~skprivate.accounting.PublicInput`) and ``"caveats"``. It
     prints as an aligned text table, and Jupyter renders it as an HTML table.
 
     ``"scope"`` says what the report covers: the one fit that produced it. A step fitted on
@@ -224,6 +227,7 @@ class DPEstimatorMixin:
     unit         : one row of X (one person only if each person has one row)
     scope        : this fit only: a step fitted on the same rows before this estimator ...
     mechanism    : Gaussian
+    public       : columns (their number and names: ...); number of rows (read exactly, ...)
     caveats      : none
     >>> DPSum(epsilon=1.0, accountant=accountant).fit(X)
     Traceback (most recent call last):
@@ -334,6 +338,10 @@ class DPEstimatorMixin:
             scope=_SCOPE,
         )
         full.update(report)
+        # What the guarantee takes as known without the rows (the columns, the number of
+        # rows unless a noisy count was released, declared bounds and classes): stated in
+        # every report, since add/remove-one-row protects nothing the reader is assumed to know.
+        full["public"] = public_inputs(self, full)
         full["caveats"] = caveats
         self.privacy_report_ = full
         reserved = self.__dict__.pop("_reserved_spend", None)

@@ -8,16 +8,34 @@ covers them. :func:`leaking_steps` names such steps so that every place a user r
 pipeline's privacy (:func:`~skprivate.accounting.total_privacy_cost`, the private searches,
 the displays) can say so.
 
+A skprivate differentially private step is no better when it read its clipping bounds or
+its label set from the rows (``StandardScaler(bounds=None)``, ``classes=None``): those are
+published exactly, and the epsilon_ it reports does not cover them. Such a step is a leak
+too, named with the caveats of its own report (the codes in
+:data:`skprivate._caveats.GUARANTEE_VOID`, read from ``privacy_report_.caveat_codes``, never
+from warning text) or, before it is fitted, with those its parameters decide
+(:func:`parameter_caveats`).
+
 The rule is conservative: a step is silent only if it is known to learn nothing from the
 rows (``"passthrough"``, ``FunctionTransformer``, an encoder whose categories are declared,
 a transformer that declares ``_skprivate_data_independent = True``) or if it is a skprivate
-differentially private estimator, whose own ``epsilon_`` covers it. Every other fitted step,
-including transformers this module has never heard of, is reported.
+differentially private estimator whose own ``epsilon_`` covers it (no caveat that voids its
+guarantee). Every other fitted step, including transformers this module has never heard of,
+is reported.
 """
 
 from dataclasses import dataclass, field
 
-__all__ = ["LeakingStep", "leaking_steps", "DATA_INDEPENDENT_MARKER"]
+from .. import _caveats
+
+__all__ = [
+    "DATA_INDEPENDENT_MARKER",
+    "LeakingStep",
+    "dp_steps",
+    "leaking_steps",
+    "parameter_caveats",
+    "void_caveats",
+]
 
 # A transformer class (or instance) with this attribute set to True declares that its fit
 # reads nothing from the rows but their number of columns (and names): fixed, public
@@ -109,6 +127,10 @@ class LeakingStep:
         Whether the step was already fitted (False: it will learn when fitted).
     estimator : object, default=None
         The step itself (not compared, not shown).
+    caveats : tuple of Caveat, default=()
+        For a differentially private step whose guarantee is void: the caveats that void
+        it (from its report once fitted, from its parameters before). Empty for a step
+        that is not differentially private.
 
     Examples
     --------
@@ -116,7 +138,8 @@ class LeakingStep:
     >>> from sklearn.preprocessing import StandardScaler
     >>> from skprivate.accounting import leaking_steps
     >>> from skprivate.linear_model import DPLSSGDClassifier
-    >>> [step] = leaking_steps(make_pipeline(StandardScaler(), DPLSSGDClassifier()))
+    >>> pipe = make_pipeline(StandardScaler(), DPLSSGDClassifier(classes=[0, 1]))
+    >>> [step] = leaking_steps(pipe)
     >>> step.path, step.name
     ('standardscaler', 'StandardScaler')
     """
@@ -127,16 +150,130 @@ class LeakingStep:
     remedy: str
     fitted: bool = False
     estimator: object = field(default=None, compare=False, repr=False)
+    caveats: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def caveat(self):
-        """The caveat for a privacy report (a ``skprivate._caveats.Caveat``, kind
-        ``"preprocessing_learned"``): names the step, what it learns, and the alternative."""
-        from .._caveats import preprocessing_learned
+        """The caveat for a privacy report (a ``skprivate._caveats.Caveat``).
 
-        return preprocessing_learned(
+        It names the step, what it learns and the alternative. Its code is
+        ``"preprocessing_learned"`` for a step that is not differentially private; for a
+        private step whose guarantee is void, the code of the first caveat that voids it
+        (``"bounds_from_data"``, ...), whose sentences it repeats.
+        """
+        if self.caveats:
+            return _caveats.Caveat(
+                self.caveats[0].code,
+                f"step '{self.path}' ({self.name}) is differentially private, but "
+                f"{self.learns}, outside its epsilon_: " + "; ".join(self.caveats),
+            )
+        return _caveats.preprocessing_learned(
             f"step '{self.path}' ({self.name}, which learns {self.learns})", self.remedy
         )
+
+
+def dp_steps(estimator, path=""):
+    """``(path, step)`` of every differentially private step inside ``estimator``.
+
+    Walks Pipelines, ColumnTransformers (fitted ``transformers_`` when present) and
+    FeatureUnions; a DP estimator (a private search included) is one step, covered by its
+    own ``epsilon_`` unless its guarantee is void (:func:`void_caveats`).
+    """
+    if estimator is None or isinstance(estimator, str):
+        return []
+    if hasattr(estimator, "_privacy_plan"):
+        return [(path or type(estimator).__name__.lower(), estimator)]
+    join = (lambda name: f"{path}/{name}" if path else name)
+    steps = getattr(estimator, "steps", None)
+    if isinstance(steps, list):  # a Pipeline: every DP step reads the training rows
+        return [p for name, step in steps for p in dp_steps(step, join(name))]
+    if hasattr(estimator, "transformers") and hasattr(estimator, "remainder"):
+        transformers = getattr(estimator, "transformers_", None)
+        if transformers is None:
+            transformers = [*estimator.transformers, ("remainder", estimator.remainder, None)]
+        return [p for name, step, _ in transformers for p in dp_steps(step, join(name))]
+    if hasattr(estimator, "transformer_list"):
+        return [p for name, step in estimator.transformer_list
+                for p in dp_steps(step, join(name))]
+    return []
+
+
+
+# What a differentially private step published outside its epsilon_, by caveat code.
+_VOID_LEARNS = {
+    "bounds_from_data": "its clipping bounds come from the rows",
+    "labels_from_data": "its set of classes comes from the labels",
+    "preprocessing_learned": "a step inside it learns from the rows without noise",
+    "data_dependent_epsilon": "it publishes an epsilon computed from the rows",
+    "validation_rows_unprotected": "it scores held-out rows without noise",
+}
+
+
+def _spends(step):
+    """Whether ``step`` costs privacy with its current parameters (declared encoders do not)."""
+    try:
+        return step._privacy_plan(10_000).epsilon > 0
+    except Exception:  # a plan that needs fitted state: assume it spends
+        return True
+
+
+def parameter_caveats(step, classes=None):
+    """The caveats that void ``step``'s guarantee, decided from its parameters alone.
+
+    skprivate's estimators decide these from their parameters, before any data is read:
+    ``classes=None`` on a classifier reads the label set from ``y``; a net's ``train_split``
+    scores held-out private rows without noise; ``bounds``/``data_norm`` (and ``y_bound``)
+    left None read the clipping bounds from the data (one of ``bounds``/``data_norm``
+    given makes both public; a private preprocessor that spends nothing, such as
+    ``SimpleImputer(strategy="constant")``, reads none).
+
+    Parameters
+    ----------
+    step : estimator
+        A skprivate differentially private estimator.
+    classes : array-like, default=None
+        The label set, when already known (a search's ``classes_``), for the sentence.
+
+    Returns
+    -------
+    caveats : list of Caveat
+    """
+    from sklearn.base import is_classifier
+
+    params = step.get_params(deep=False)
+    caveats = []
+    if "classes" in params and params["classes"] is None and is_classifier(step):
+        caveats.append(_caveats.labels_from_data(classes))
+    if params.get("train_split"):
+        caveats.append(_caveats.validation_rows_unprotected(params["train_split"]))
+    present = [k for k in ("data_norm", "bounds") if k in params]
+    read = [k for k in present if params[k] is None]
+    if "y_bound" in params and params["y_bound"] is None:
+        read_y = ["y_bound"]
+    else:
+        read_y = []
+    if len(read) == 2:  # either one, given, makes both public
+        fix = "public bounds (data_norm or bounds" + (", and y_bound" if read_y else "") + ")"
+        caveats.append(_caveats.bounds_from_data(read + read_y, fix, planned=True))
+    elif read and read == present == ["bounds"] and _spends(step):
+        # a private scaler or imputer that reads its clipping range from X
+        caveats.append(_caveats.bounds_from_data(read, "bounds=(lower, upper)", planned=True))
+    elif read_y:
+        caveats.append(_caveats.bounds_from_data(read_y, "y_bound", planned=True))
+    return caveats
+
+
+def void_caveats(step):
+    """The caveats that void a differentially private ``step``'s guarantee (none: covered).
+
+    A fitted step: those of its ``privacy_report_`` whose code is in
+    :data:`skprivate._caveats.GUARANTEE_VOID`. Before it is fitted: :func:`parameter_caveats`.
+    """
+    report = getattr(step, "privacy_report_", None)
+    if report is None:
+        return parameter_caveats(step)
+    return [c for c in report.get("caveats", ())
+            if getattr(c, "code", None) in _caveats.GUARANTEE_VOID]
 
 
 def _is_dp(est):
@@ -231,8 +368,17 @@ def _walk(est, path, fitted_above, out):
         inner = getattr(est, "estimator", None)
         searches = hasattr(est, "param_distributions") or hasattr(est, "param_grid")
         if inner is not None and searches:
+            # Its candidates are walked instead of its report: the report restates their
+            # caveats, and each is named once, at the step that causes it.
             best = getattr(est, "best_estimator_", None)
             _walk(best if best is not None else inner, _join(path, "estimator"), fitted, out)
+            return
+        void = tuple(void_caveats(est))
+        if void:  # its own epsilon_ does not cover what it read from the rows
+            learns = " and ".join(dict.fromkeys(
+                _VOID_LEARNS.get(c.code, "its guarantee does not hold") for c in void))
+            remedy = "; ".join(void)
+            out.append(LeakingStep(here, name, learns, remedy, fitted, est, void))
         return
     if hasattr(est, "cv_results_") or (
         hasattr(est, "estimator") and hasattr(est, "cv") and hasattr(est, "refit")
@@ -287,8 +433,17 @@ def leaking_steps(estimator):
     ``"passthrough"``, ``"drop"``, ``FunctionTransformer``, ``Normalizer``, ``Binarizer``,
     ``PolynomialFeatures``, ``OneHotEncoder``/``OrdinalEncoder`` with declared category lists
     (and no ``min_frequency``/``max_categories``), ``SimpleImputer(strategy="constant")``,
-    skprivate's differentially private estimators and preprocessors, and any step whose
-    class (or instance) sets ``_skprivate_data_independent = True``.
+    skprivate's differentially private estimators and preprocessors whose guarantee holds,
+    and any step whose class (or instance) sets ``_skprivate_data_independent = True``.
+
+    A skprivate differentially private step is reported when its guarantee is void: its
+    report's caveat codes (``privacy_report_.caveat_codes``) include one of
+    :data:`skprivate._caveats.GUARANTEE_VOID` (bounds or norms read from the rows, the set
+    of classes read from the labels, rows scored without noise, ...), or, before it is
+    fitted, its parameters decide one (:func:`parameter_caveats`: ``bounds=None``,
+    ``data_norm=None``, ``classes=None``, ``train_split``). Caveats that qualify a
+    guarantee that holds (a fixed seed, a large delta) do not make a leak. A private
+    search is judged through its candidates, each cause named once, at its step.
 
     Everything else is reported, including unknown transformers and non-private
     predictors. A leaking step's statistics are released exactly, inside the fitted
@@ -306,7 +461,7 @@ def leaking_steps(estimator):
     ...         (StandardScaler(), [0, 1]),
     ...         (OneHotEncoder(categories=[["a", "b"]]), [2]),
     ...     ),
-    ...     DPLSSGDClassifier(epsilon=1.0),
+    ...     DPLSSGDClassifier(epsilon=1.0, classes=[0, 1]),
     ... )
     >>> [step.path for step in leaking_steps(pipe)]
     ['columntransformer/standardscaler']
@@ -315,6 +470,15 @@ def leaking_steps(estimator):
     'preprocessing_learned'
     >>> print(caveat[:56])
     step 'columntransformer/standardscaler' (StandardScaler,
+
+    A private step is covered by its own ``epsilon_`` only if it reads nothing outside it:
+    the private scaler with ``bounds=None`` and a classifier with ``classes=None`` read their
+    bounds and label set from the rows.
+
+    >>> from skprivate.preprocessing import StandardScaler as PrivateScaler
+    >>> pipe = make_pipeline(PrivateScaler(), DPLSSGDClassifier())
+    >>> [(step.path, step.caveat.code) for step in leaking_steps(pipe)]
+    [('standardscaler', 'bounds_from_data'), ('dplssgdclassifier', 'labels_from_data')]
     """
     out = []
     _walk(estimator, "", False, out)

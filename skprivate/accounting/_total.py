@@ -7,37 +7,16 @@ from collections.abc import Mapping
 from sklearn.base import clone, is_classifier, is_regressor
 from sklearn.model_selection import check_cv
 
+from .._caveats import GUARANTEE_VOID, Caveat
 from ..exceptions import PrivacyLeakWarning
 from ._budget import BudgetAccountant, PrivacySpend
-from ._leaks import leaking_steps
+from ._leaks import dp_steps, leaking_steps
+from ._public import COLUMNS, PublicInput, public_inputs
 
 __all__ = ["PrivacyCost", "total_privacy_cost"]
 
-
-def dp_steps(estimator, path=""):
-    """``(path, step)`` of every differentially private step inside ``estimator``.
-
-    Walks Pipelines, ColumnTransformers (fitted ``transformers_`` when present) and
-    FeatureUnions; a DP estimator (a private search included) is one step, covered by its
-    own ``epsilon_``.
-    """
-    if estimator is None or isinstance(estimator, str):
-        return []
-    if hasattr(estimator, "_privacy_plan"):
-        return [(path or type(estimator).__name__.lower(), estimator)]
-    join = (lambda name: f"{path}/{name}" if path else name)
-    steps = getattr(estimator, "steps", None)
-    if isinstance(steps, list):  # a Pipeline: every DP step reads the training rows
-        return [p for name, step in steps for p in dp_steps(step, join(name))]
-    if hasattr(estimator, "transformers") and hasattr(estimator, "remainder"):
-        transformers = getattr(estimator, "transformers_", None)
-        if transformers is None:
-            transformers = [*estimator.transformers, ("remainder", estimator.remainder, None)]
-        return [p for name, step, _ in transformers for p in dp_steps(step, join(name))]
-    if hasattr(estimator, "transformer_list"):
-        return [p for name, step in estimator.transformer_list
-                for p in dp_steps(step, join(name))]
-    return []
+# The relation of every skprivate guarantee (each fit's report says it too).
+NEIGHBOURING = "add/remove one row"
 
 
 def _dp_parts(estimator):
@@ -68,8 +47,8 @@ class PrivacyCost(tuple):
     """The ``(epsilon, delta)`` of :func:`total_privacy_cost`, with how it was obtained.
 
     It is a pair (``epsilon, delta = cost`` works) that also says how the spends were
-    composed, what basic composition gives, what it adds up, and which steps it does not
-    cover.
+    composed, what basic composition gives, what it adds up, which steps it does not
+    cover, the neighbouring relation it holds for and what it assumes public.
 
     Attributes
     ----------
@@ -84,7 +63,18 @@ class PrivacyCost(tuple):
         What was added up, labelled by step.
     leaks : list of LeakingStep
         Steps that learned from the rows without a guarantee: the total does not cover
-        them (see :func:`leaking_steps`).
+        them (see :func:`leaking_steps`). A differentially private step whose bounds or
+        classes were read from the rows is one of them.
+    neighbouring : str
+        The neighbouring relation the total holds for (every skprivate step's:
+        ``"add/remove one row"``).
+    public : list of PublicInput
+        What the guarantee takes as known without the rows, step by step (see
+        :func:`public_inputs`): the columns, the number of rows of every fit that read it
+        exactly or was told it is public, declared bounds, classes and categories.
+    caveats : list of Caveat
+        The steps' other caveats (a fixed seed, a large delta), labelled by step: the
+        guarantee holds, qualified as they say.
 
     Examples
     --------
@@ -92,21 +82,28 @@ class PrivacyCost(tuple):
     >>> cost = PrivacyCost(1.5, 1e-5, composition="basic", basic_epsilon=1.5)
     >>> epsilon, delta = cost
     >>> cost
-    PrivacyCost(epsilon=1.5, delta=1e-05, composition='basic')
+    PrivacyCost(epsilon=1.5, delta=1e-05, composition='basic'; neighbouring: add/remove one
+    row; public: nothing)
     """
 
-    def __new__(cls, epsilon, delta, *, composition, basic_epsilon, spends=(), leaks=()):
+    def __new__(cls, epsilon, delta, *, composition, basic_epsilon, spends=(), leaks=(),
+                neighbouring=NEIGHBOURING, public=(), caveats=()):
         self = super().__new__(cls, (float(epsilon), float(delta)))
         self.composition = composition
         self.basic_epsilon = float(basic_epsilon)
         self.spends = list(spends)
         self.leaks = list(leaks)
+        self.neighbouring = neighbouring
+        self.public = list(public)
+        self.caveats = list(caveats)
         return self
 
     def __getnewargs_ex__(self):
         return (tuple(self), {"composition": self.composition,
                               "basic_epsilon": self.basic_epsilon,
-                              "spends": self.spends, "leaks": self.leaks})
+                              "spends": self.spends, "leaks": self.leaks,
+                              "neighbouring": self.neighbouring, "public": self.public,
+                              "caveats": self.caveats})
 
     @property
     def epsilon(self):
@@ -122,11 +119,16 @@ class PrivacyCost(tuple):
             text += f" (basic composition: epsilon={self.basic_epsilon:.6g})"
         if self.leaks:
             text += f"; NOT covered: {', '.join(repr(s.path) for s in self.leaks)}"
+        text += f"; neighbouring: {self.neighbouring}"
+        names = [item.name if item.step is None else f"{item.name} of {item.step!r}"
+                 for item in self.public]
+        text += f"; public: {', '.join(names) if names else 'nothing'}"
         return f"PrivacyCost({text})"
 
     @property
     def report(self):
-        """A :class:`~skprivate.base.PrivacyReport` of the whole: total, steps, caveats."""
+        """A :class:`~skprivate.base.PrivacyReport` of the whole: total, steps, what is
+        assumed public, caveats."""
         from ..base import PrivacyReport
 
         return PrivacyReport(
@@ -134,11 +136,37 @@ class PrivacyCost(tuple):
             delta=self[1],
             composition=self.composition,
             basic_epsilon=self.basic_epsilon,
-            neighbouring="add/remove one row",
+            neighbouring=self.neighbouring,
             steps=[f"{s.label}: epsilon={s.epsilon:.4g}, delta={s.delta:.3g}"
                    for s in self.spends],
-            caveats=[s.caveat for s in self.leaks],
+            public=list(self.public),
+            caveats=[s.caveat for s in self.leaks] + self.caveats,
         )
+
+
+def _assumptions(estimators):
+    """``(neighbouring, public, caveats)`` of the DP steps of fitted ``estimators``.
+
+    ``public`` lists the columns once, then each step's public inputs (the same item of the
+    same step once, for cross_validate's repeated fits); ``caveats`` the steps' caveats
+    that qualify their guarantee without voiding it (those that void it are leaks).
+    """
+    relations, public, caveats = [], [PublicInput("columns", COLUMNS)], []
+    for est in estimators:
+        for path, step in dp_steps(est):
+            report = getattr(step, "privacy_report_", None) or {}
+            relations.append(report.get("neighbouring", NEIGHBOURING))
+            public.extend(dataclasses.replace(item, step=path)
+                          for item in public_inputs(step, report) if item.name != "columns")
+            caveats.extend(
+                Caveat(c.code, f"{path}: {c}") for c in report.get("caveats", ())
+                if getattr(c, "code", None) not in GUARANTEE_VOID
+                and getattr(c, "code", None) is not None
+            )
+    relations = list(dict.fromkeys(relations))
+    neighbouring = relations[0] if len(relations) == 1 else (
+        "; ".join(relations) if relations else NEIGHBOURING)
+    return neighbouring, list(dict.fromkeys(public)), list(dict.fromkeys(caveats))
 
 
 def _leak_warning(leaks, stacklevel=3):
@@ -227,15 +255,18 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="auto
     -------
     cost : PrivacyCost
         The pair ``(epsilon, delta)`` (unpack it as such), with ``composition``,
-        ``basic_epsilon`` (the plain sum), ``spends`` (labelled by step) and ``leaks``
-        (the steps not covered) as attributes, and a ``report``.
+        ``basic_epsilon`` (the plain sum), ``spends`` (labelled by step), ``leaks`` (the
+        steps not covered), ``neighbouring`` (the relation the total holds for),
+        ``public`` (what it assumes known without the rows, step by step) and ``caveats``
+        as attributes, and a ``report``. Its text (``repr``) states all of these.
 
     Warns
     -----
     PrivacyLeakWarning
         When a step learned from the rows without a guarantee (a scikit-learn scaler or
-        encoder in the pipeline, a non-private model) or a search chose its best
-        candidate without noise, naming each step and its data-independent alternative.
+        encoder in the pipeline, a non-private model, a private step whose bounds or
+        classes were read from the rows) or a search chose its best candidate without
+        noise, naming each step and its data-independent alternative.
 
     Notes
     -----
@@ -244,7 +275,17 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="auto
     covered by this total (a :class:`~skprivate.exceptions.PrivacyLeakWarning` says so).
     Only skprivate's differentially private steps are counted: a non-private step fitted on
     the private rows (a ``StandardScaler``, say) is outside every guarantee; it is named in
-    ``leaks`` and in the warning (see :func:`leaking_steps`).
+    ``leaks`` and in the warning (see :func:`leaking_steps`). So is a private step whose
+    report says its guarantee is void (its bounds or its classes read from the rows: the
+    caveat codes of :data:`skprivate._caveats.GUARANTEE_VOID`): its ``epsilon_`` is added
+    up, but does not cover what it read.
+
+    The total holds for add/remove-one-row neighbours (``neighbouring``) and takes as
+    public what each fit did (``public``, read by :func:`public_inputs`): the columns;
+    the number of rows of every fit that read it exactly (a fit whose report has no
+    ``"number of rows"`` entry) or was told it is public (``n_samples_public=True``),
+    but not of a fit that released a noisy count; declared bounds, norms, classes and
+    categories; PATE's public points.
 
     Before version 0.2 the default was ``"basic"``, which could print 9.99 where a
     ``BudgetAccountant`` printed 3.12 for the same search; both numbers are valid bounds,
@@ -254,7 +295,8 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="auto
     --------
     >>> from skprivate.accounting import BudgetAccountant, total_privacy_cost
     >>> total_privacy_cost([])
-    PrivacyCost(epsilon=0, delta=0, composition='auto')
+    PrivacyCost(epsilon=0, delta=0, composition='auto'; neighbouring: add/remove one row;
+    public: nothing)
 
     A private scaler and a private classifier: one total, each step named.
 
@@ -265,7 +307,7 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="auto
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> pipe = make_private_pipeline(
     ...     StandardScaler(bounds=(0, 4000), random_state=0),
-    ...     DPLSSGDClassifier(random_state=0), epsilon=1.0,
+    ...     DPLSSGDClassifier(classes=[0, 1], random_state=0), epsilon=1.0,
     ... )
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")  # the seed caveats: random_state=0
@@ -274,6 +316,10 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="auto
     (1.0, True, [])
     >>> [spend.label for spend in cost.spends]
     ['standardscaler', 'dplssgdclassifier']
+    >>> cost.neighbouring
+    'add/remove one row'
+    >>> print(cost.public[1])
+    standardscaler: bounds (declared: bounds=(0, 4000))
     """
     if composition not in ("basic", "auto"):
         raise ValueError(
@@ -282,6 +328,8 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="auto
     if hasattr(fitted, "cv_results_") and not hasattr(fitted, "_privacy_plan"):
         # a scikit-learn search; a private search is a DP estimator with its own spend
         spends, leaks = _search_spends(fitted, X, y, groups)
+        best = getattr(fitted, "best_estimator_", None)
+        fits = [fitted.estimator if best is None else best]
     elif isinstance(fitted, Mapping):
         if "estimator" not in fitted:
             raise ValueError(
@@ -289,14 +337,17 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="auto
                 "cross_validate(..., return_estimator=True) so the fitted estimators, and "
                 "their spends, are kept."
             )
-        spends = [s for est in fitted["estimator"] for s in _fitted_spends(est)]
-        leaks = _unique_leaks(fitted["estimator"])
+        fits = list(fitted["estimator"])
+        spends = [s for est in fits for s in _fitted_spends(est)]
+        leaks = _unique_leaks(fits)
         _leak_warning(leaks)
     elif isinstance(fitted, (list, tuple)):
-        spends = [s for est in fitted for s in _fitted_spends(est)]
-        leaks = _unique_leaks(fitted)
+        fits = list(fitted)
+        spends = [s for est in fits for s in _fitted_spends(est)]
+        leaks = _unique_leaks(fits)
         _leak_warning(leaks)
     else:
+        fits = [fitted]
         spends = _fitted_spends(fitted)
         if not spends:
             if hasattr(fitted, "__sklearn_tags__") and (
@@ -320,5 +371,7 @@ def total_privacy_cost(fitted, X=None, y=None, groups=None, *, composition="auto
         ledger._record(spend)
     epsilon, delta = ledger.total()
     basic = sum(s.epsilon for s in spends)
+    neighbouring, public, caveats = _assumptions(fits) if spends else (NEIGHBOURING, [], [])
     return PrivacyCost(epsilon, delta, composition=composition, basic_epsilon=basic,
-                       spends=spends, leaks=leaks)
+                       spends=spends, leaks=leaks, neighbouring=neighbouring, public=public,
+                       caveats=caveats)

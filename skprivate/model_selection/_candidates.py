@@ -354,6 +354,8 @@ def space_caveats(estimator, support, classes):
     for params in support:
         candidate = clone(estimator).set_params(**params)
         for step in leaking_steps(candidate):
+            if step.caveats:  # a private step whose guarantee is void: stated just below
+                continue
             caveats.append(_caveats.preprocessing_learned(
                 f"step '{step.path}' ({step.name}, which learns {step.learns})", step.remedy
             ))

@@ -5,6 +5,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _caveats
+from ..accounting._public import public_inputs
 from ..base import DPEstimatorMixin, PrivacyReport
 from ..utils._validation import check_bounds_pair, validate_numeric
 
@@ -26,8 +27,11 @@ _PARAM_DOCS = {
         ``n_features``, known without looking at the data (a codebook, the instrument's
         range). Values are clipped to it in ``fit`` and ``transform``. ``None`` reads each
         feature's minimum and maximum from the data: the fit then has no privacy
-        guarantee (the range is released exactly in ``bounds_``), and a
-        :class:`~skprivate.exceptions.PrivacyLeakWarning` says so.""",
+        guarantee (the range is released exactly in ``bounds_``), a
+        :class:`~skprivate.exceptions.PrivacyLeakWarning` says so, and every total
+        (:func:`~skprivate.accounting.leaking_steps`,
+        :func:`~skprivate.accounting.total_privacy_cost`, :func:`make_private_pipeline`,
+        the displays) lists the step as not covered.""",
     "accountant": """
     accountant : BudgetAccountant, default=None
         Budget to spend from; the fit is refused before reading any value if it does not
@@ -186,6 +190,16 @@ class _PrivateTransformer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
     function of the exact ``n`` in the report would be an unbounded loss under add/remove.
     """
 
+    # No released value is computed from the exact number of rows: the scalers and the mean
+    # imputer release their counts with the noisy sums, the quantiles use it only inside the
+    # exponential mechanism (whose utility's add/remove sensitivity covers it), the encoder's
+    # threshold does not depend on it. So the reports do not list it as public
+    # (skprivate.accounting.public_inputs reads this).
+    _skprivate_row_count_unused = (
+        "not published: released with noise with the sums, or used only inside a mechanism "
+        "whose add/remove analysis covers it"
+    )
+
     def _reserve_and_validate(self, X, *, free=False, **check_params):
         """Reserve the planned spend, then validate ``X``; returns ``(X, plan)``.
 
@@ -215,8 +229,9 @@ class _PrivateTransformer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
             unit="one row of X (one person only if each person has one row)",
             scope="this fit only, which read nothing from the rows but their shape",
             mechanism=mechanism,
-            caveats=[],
         )
+        self.privacy_report_["public"] = public_inputs(self, self.privacy_report_)
+        self.privacy_report_["caveats"] = []
 
 
 def split_gaussian_sigma(epsilon, delta):

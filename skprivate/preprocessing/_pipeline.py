@@ -1,5 +1,6 @@
 """One privacy budget for a whole Pipeline: private preprocessing and a private estimator."""
 
+import inspect
 import math
 import warnings
 from numbers import Real
@@ -7,9 +8,8 @@ from numbers import Real
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 
-from ..accounting._leaks import leaking_steps
-from ..accounting._total import dp_steps
-from ..exceptions import PrivacyLeakWarning
+from ..accounting._leaks import _spends, dp_steps, leaking_steps
+from ..exceptions import InfeasiblePrivacyError, PrivacyLeakWarning
 
 __all__ = ["DEFAULT_PREPROCESSING_SHARE", "make_private_pipeline"]
 
@@ -22,12 +22,98 @@ __all__ = ["DEFAULT_PREPROCESSING_SHARE", "make_private_pipeline"]
 DEFAULT_PREPROCESSING_SHARE = 0.2
 
 
-def _spends(est):
-    """Whether ``est`` costs privacy with its current parameters (declared encoders do not)."""
+# Parameters with which a step fixes its own privacy loss, whatever epsilon it is given:
+# set, they make the split a fiction (a DP-SGD step given noise_multiplier=0.3 reports an
+# epsilon_ in the hundreds however small its share), so such a step is refused by name.
+BUDGET_OVERRIDES = {
+    "noise_multiplier": (
+        "a fixed noise multiplier makes the step ignore epsilon (its epsilon_ is then "
+        "whatever that noise achieves on the rows it is given)",
+        "remove noise_multiplier (leave it None) so that the noise is calibrated to the "
+        "share of epsilon the pipeline assigns",
+    ),
+}
+
+
+# A backstop for a parameter not known by name (a user's own private estimator): the plan of
+# each step on this many rows, with its share set, must fit in that share. Few rows, because
+# a noise fixed in advance costs most there (the largest sampling rate); a calibrated step
+# meets its share at every size.
+PLAN_CHECK_ROWS = 100
+
+
+def _plan_exceeds(est, epsilon, delta):
+    """``(epsilon, delta)`` of ``est``'s plan on :data:`PLAN_CHECK_ROWS` rows with its share,
+    if it exceeds the share; None if it fits or the plan cannot be made on so few rows."""
+    probe = clone(est).set_params(epsilon=epsilon, delta=delta)
     try:
-        return est._privacy_plan(10_000).epsilon > 0
-    except Exception:  # a plan that needs fitted state: assume it spends
-        return True
+        plan = probe._privacy_plan(PLAN_CHECK_ROWS)
+    except Exception:  # infeasible on so few rows, or needs fitted state: the fit will say
+        return None
+    if plan.epsilon > epsilon * (1 + 1e-6) or plan.delta > delta * (1 + 1e-6):
+        return plan.epsilon, plan.delta
+    return None
+
+
+def _default(est, name):
+    """The default of parameter ``name`` in ``est``'s ``__init__`` (inspect.Parameter.empty)."""
+    try:
+        parameter = inspect.signature(type(est).__init__).parameters.get(name)
+    except (TypeError, ValueError):
+        return inspect.Parameter.empty
+    return inspect.Parameter.empty if parameter is None else parameter.default
+
+
+def _differs(value, target):
+    if not (isinstance(value, Real) and not isinstance(value, bool)):
+        return True  # None (no budget) or not a number: no share can be honoured
+    return not math.isclose(float(value), float(target), rel_tol=1e-9, abs_tol=0.0)
+
+
+def _check_budget_not_overridden(path, est, epsilon, delta):
+    """Refuse, before any data is read, a step whose parameters override its assigned share.
+
+    Three cases: a parameter of :data:`BUDGET_OVERRIDES` is set; ``epsilon``/``delta`` was
+    set explicitly (a value other than the class default) to something else than the share,
+    which make_private_pipeline would otherwise overwrite without a word; or, for a
+    parameter not known by name, the step's plan exceeds its share (:func:`_plan_exceeds`).
+    """
+    params = est.get_params(deep=False)
+    name = type(est).__name__
+    for key, (why, fix) in BUDGET_OVERRIDES.items():
+        if params.get(key) is not None:
+            raise InfeasiblePrivacyError(
+                f"make_private_pipeline: step '{path}' ({name}) was given {key}="
+                f"{params[key]!r}, which overrides the budget the pipeline assigns it "
+                f"(epsilon={epsilon:.4g}): {why}. Fix: {fix}, or build the pipeline with "
+                "sklearn.pipeline.make_pipeline and account for it yourself."
+            )
+    for key, target in (("epsilon", epsilon), ("delta", delta)):
+        if key not in params:
+            continue
+        value, default = params[key], _default(est, key)
+        explicit = default is inspect.Parameter.empty or not (
+            value is default or (value is not None and default is not None
+                                 and not _differs(value, default)))
+        if explicit and _differs(value, target):
+            raise InfeasiblePrivacyError(
+                f"make_private_pipeline: step '{path}' ({name}) was given {key}={value!r}, but "
+                f"the pipeline assigns it {key}={target:.6g} (its share of the pipeline's "
+                f"{key}), which would silently replace it. Fix: leave {key} at its default "
+                "and set the pipeline's total (make_private_pipeline(..., epsilon=, delta=, "
+                "preprocessing_share=)), or give the step the assigned value."
+            )
+    over = _plan_exceeds(est, epsilon, delta)
+    if over is not None:
+        raise InfeasiblePrivacyError(
+            f"make_private_pipeline: step '{path}' ({name}) plans to spend epsilon="
+            f"{over[0]:.4g}, delta={over[1]:.3g} on {PLAN_CHECK_ROWS} rows, more than the "
+            f"share the pipeline assigns it (epsilon={epsilon:.4g}, delta={delta:.3g}): one "
+            "of its parameters fixes its own privacy loss. Fix: leave the parameters that "
+            "set its noise at their defaults, so that it is calibrated to its share, or "
+            "build the pipeline with sklearn.pipeline.make_pipeline and account for it "
+            "yourself."
+        )
 
 
 def make_private_pipeline(*steps, epsilon=1.0, delta=1e-5,
@@ -64,11 +150,25 @@ def make_private_pipeline(*steps, epsilon=1.0, delta=1e-5,
     -------
     Pipeline
 
+    Raises
+    ------
+    InfeasiblePrivacyError
+        Before any data is read, naming the step and the parameter, if a private step's
+        parameters override the share it is assigned: a parameter that fixes its own
+        loss (``noise_multiplier`` on a DP-SGD step, with which its ``epsilon_`` is
+        whatever that noise achieves), or an ``epsilon``/``delta`` set to
+        something other than the class default and other than the share (it would be
+        replaced without a word; ``epsilon=None`` included). As a backstop for a
+        parameter not known by name, each step's plan on 100 rows, with its share set,
+        must fit in that share.
+
     Warns
     -----
     PrivacyLeakWarning
         If a step learns from the rows without a guarantee (a scikit-learn
-        ``StandardScaler``, say), naming it: the total does not cover it.
+        ``StandardScaler``, say), or a private step will read its bounds or its classes
+        from the rows (``bounds=None``, ``classes=None``), naming it: the total does not
+        cover it.
 
     See Also
     --------
@@ -78,7 +178,11 @@ def make_private_pipeline(*steps, epsilon=1.0, delta=1e-5,
     Notes
     -----
     The steps all read the same rows, so their spends add up (Dwork and Roth 2014,
-    Theorem 3.16): ``sum(epsilon_i) = epsilon`` and ``sum(delta_i) <= delta``. Composing
+    Theorem 3.16): ``sum(epsilon_i) = epsilon`` and ``sum(delta_i) <= delta``. That holds
+    only if every step spends what it is given, which is why a step that fixes its own
+    loss is refused; a later ``pipe.set_params(..., noise_multiplier=...)`` is not
+    checked, and :func:`~skprivate.accounting.total_privacy_cost` of the fitted pipeline
+    is then the number to quote. Composing
     their Renyi-DP curves (``total_privacy_cost(pipe)``, ``BudgetAccountant``) gives a
     total at most ``epsilon``, often below it.
 
@@ -96,10 +200,18 @@ def make_private_pipeline(*steps, epsilon=1.0, delta=1e-5,
     >>> from skprivate.linear_model import DPLSSGDClassifier
     >>> from skprivate.preprocessing import StandardScaler, make_private_pipeline
     >>> pipe = make_private_pipeline(
-    ...     StandardScaler(bounds=(0, 4000)), DPLSSGDClassifier(), epsilon=1.0, delta=1e-5
+    ...     StandardScaler(bounds=(0, 4000)), DPLSSGDClassifier(classes=[0, 1]),
+    ...     epsilon=1.0, delta=1e-5,
     ... )
     >>> [(name, step.epsilon) for name, step in pipe.steps]
     [('standardscaler', 0.2), ('dplssgdclassifier', 0.8)]
+
+    A step that sets its own loss is refused, by name, before any data is read:
+
+    >>> make_private_pipeline(DPLSSGDClassifier(classes=[0, 1], noise_multiplier=0.3))
+    Traceback (most recent call last):
+    ...
+    skprivate.exceptions.InfeasiblePrivacyError: make_private_pipeline: step ...
     """
     if not steps:
         raise ValueError("make_private_pipeline: pass at least one step (the DP estimator).")
@@ -120,17 +232,22 @@ def make_private_pipeline(*steps, epsilon=1.0, delta=1e-5,
             f"{type(final).__name__}. Use sklearn.pipeline.make_pipeline for a non-private "
             "pipeline."
         )
-    preprocessing = [est for s in steps[:-1] for _, est in dp_steps(s) if _spends(est)]
+    pipe = make_pipeline(*steps, memory=memory, verbose=verbose)
+    named = pipe.steps
+    preprocessing = [(path, est) for name, s in named[:-1]
+                     for path, est in dp_steps(s, name) if _spends(est)]
     share = preprocessing_share if preprocessing else 0.0
-    for est in preprocessing:
-        est.set_params(epsilon=epsilon * share / len(preprocessing),
-                       delta=delta * share / len(preprocessing))
-    final.set_params(epsilon=epsilon * (1.0 - share), delta=delta * (1.0 - share))
+    assigned = [(path, est, epsilon * share / len(preprocessing),
+                 delta * share / len(preprocessing)) for path, est in preprocessing]
+    assigned.append((named[-1][0], final, epsilon * (1.0 - share), delta * (1.0 - share)))
+    for path, est, eps, dlt in assigned:  # every refusal before anything is changed
+        _check_budget_not_overridden(path, est, eps, dlt)
+    for _, est, eps, dlt in assigned:
+        est.set_params(epsilon=eps, delta=dlt)
     if accountant is not None:
         for s in steps:
             for _, est in dp_steps(s):
                 est.set_params(accountant=accountant)
-    pipe = make_pipeline(*steps, memory=memory, verbose=verbose)
     leaks = leaking_steps(pipe)
     if leaks:
         warnings.warn(
@@ -140,3 +257,4 @@ def make_private_pipeline(*steps, epsilon=1.0, delta=1e-5,
             stacklevel=2,
         )
     return pipe
+

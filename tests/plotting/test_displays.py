@@ -82,12 +82,14 @@ def test_budget_display_from_a_pipeline_names_each_step_and_the_leak():
     from skprivate.exceptions import PrivacyLeakWarning
     from skprivate.preprocessing import StandardScaler, make_private_pipeline
 
-    private = make_private_pipeline(StandardScaler(bounds=(0, 1)), DPLSSGDClassifier(),
+    private = make_private_pipeline(StandardScaler(bounds=(0, 1)),
+                                    DPLSSGDClassifier(classes=[0, 1]),
                                     epsilon=1.0).fit(X_train, y_train)
     display = PrivacyBudgetDisplay.from_estimator(private, budget_epsilon=2.0)
     assert display.labels == ["standardscaler", "dplssgdclassifier"]
     assert display.leaks == [] and display.epsilons.sum() == pytest.approx(1.0, abs=0.02)
-    leaky = make_pipeline(SkStandardScaler(), DPLSSGDClassifier()).fit(X_train, y_train)
+    leaky = make_pipeline(SkStandardScaler(), DPLSSGDClassifier(classes=[0, 1]))
+    leaky.fit(X_train, y_train)
     with pytest.warns(PrivacyLeakWarning, match="'standardscaler'"):
         display = PrivacyBudgetDisplay.from_estimator(leaky)
     assert display.leaks == ["standardscaler"]
@@ -102,7 +104,8 @@ def test_privacy_utility_x_axis_is_the_total_of_a_private_pipeline():
     from skprivate.preprocessing import StandardScaler, make_private_pipeline
 
     budget = BudgetAccountant()
-    pipe = make_private_pipeline(StandardScaler(bounds=(0, 1)), DPLSSGDClassifier(),
+    pipe = make_private_pipeline(StandardScaler(bounds=(0, 1)),
+                                 DPLSSGDClassifier(classes=[0, 1]),
                                  epsilon=1.0, accountant=budget)
     display = PrivacyUtilityDisplay.from_estimator(
         pipe, X_train, y_train, X_test, y_test, epsilons=[2.0], n_repeats=1, random_state=0,
@@ -117,3 +120,23 @@ def test_privacy_utility_x_axis_is_the_total_of_a_private_pipeline():
             y_test, epsilons=[1.0], n_repeats=1, random_state=0,
         )
     assert "minmaxscaler" in display.ax_.get_xlabel()
+
+
+def test_displays_show_a_private_step_whose_bounds_were_read_as_not_covered():
+    """Finding 4: a private scaler left at bounds=None reads its range from the rows; the
+    displays drew it as a covered step with its epsilon."""
+    from skprivate.exceptions import PrivacyLeakWarning
+    from skprivate.preprocessing import StandardScaler, make_private_pipeline
+
+    pipe = make_private_pipeline(StandardScaler(), DPLSSGDClassifier(classes=[0, 1]),
+                                 epsilon=1.0).fit(X_train, y_train)
+    with pytest.warns(PrivacyLeakWarning, match="'standardscaler'"):
+        display = PrivacyBudgetDisplay.from_estimator(pipe)
+    assert display.leaks == ["standardscaler"]
+    assert "standardscaler (not covered)" in [t.get_text() for t in display.ax_.get_yticklabels()]
+    with pytest.warns(PrivacyLeakWarning, match="'standardscaler'"):
+        display = PrivacyUtilityDisplay.from_estimator(
+            pipe, X_train, y_train, X_test, y_test, epsilons=[1.0], n_repeats=1,
+            random_state=0, plot=False,
+        )
+    assert display.leaks == ["standardscaler"]
