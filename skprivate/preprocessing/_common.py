@@ -102,7 +102,11 @@ def exponential_quantiles(X, lower, upper, q, epsilon, rng):
     present = (~np.isnan(X)).sum(axis=0)
     Z = np.sort(X, axis=0)  # NaN sort last
     Z = np.where(np.isnan(Z), upper, Z)
-    Z = np.vstack([lower[None, :], Z, upper[None, :]])  # (n + 2, d)
+    # Halved, so that no gap overflows: with bounds beyond +-9e307 a gap between two values
+    # could exceed the largest double, and an infinite gap is drawn for sure and gives an
+    # inf or NaN quantile, depending on where the rows lie. Half-lengths give the same
+    # probabilities (a common factor 2).
+    Z = np.vstack([lower[None, :], Z, upper[None, :]]) / 2.0  # (n + 2, d)
     lengths = np.diff(Z, axis=0)  # (n + 1, d); gaps beyond n_j have length 0
     rank = np.arange(n_samples + 1)[:, None]  # values below any point of gap k
     utility = -np.abs(rank - q * present[None, :])
@@ -110,7 +114,7 @@ def exponential_quantiles(X, lower, upper, q, epsilon, rng):
         logw = np.log(lengths) + 0.5 * epsilon * utility
     gap = np.argmax(logw + rng.gumbel(size=logw.shape), axis=0)
     cols = np.arange(n_features)
-    return Z[gap, cols] + rng.uniform(size=n_features) * lengths[gap, cols]
+    return 2.0 * (Z[gap, cols] + rng.uniform(size=n_features) * lengths[gap, cols])
 
 
 def check_transform_input(estimator, X, attributes=None, **check_params):
