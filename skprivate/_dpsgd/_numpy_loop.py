@@ -170,8 +170,9 @@ def clipped_gradient_sum(
     ``_MAX_OUTPUT``): with ``sigma_i = max(1, max_j |x_ij|)``, ``u_i = (x_i - shift / scale)
     / sigma_i`` (entries at most ``1 + |shift / scale|``), ``t_i = max_k |r_ik|`` and
     ``v_i = r_i / t_i``, the clipped gradient is ``w_i v_i (scale u_i, 1 / sigma_i)`` with
-    ``w_i = min(t_i sigma_i, C / (||v_i|| ||(scale u_i, 1 / sigma_i)||))`` (``c_i t_i
-    sigma_i``): each factor is finite and ``w_i`` has norm at most ``C``.
+    ``w_i = min(t_i sigma_i, C / (||v_i|| ||(scale u_i, 1 / sigma_i)||))`` (that is,
+    ``c_i t_i sigma_i``): every factor is finite, and the clipped gradient has norm at most
+    ``C`` (the sensitivity the sampled Gaussian mechanism of the module docstring needs).
 
     Parameters
     ----------
@@ -210,12 +211,13 @@ def clipped_gradient_sum(
     if offset is not None and not sparse:
         U -= np.outer(inv_sigma, offset)  # u_i, formed: no cancellation in its norm
         offset = None
-    # u_i . coef (finite), then sigma_i and scale: +-inf at worst, never NaN.
+    # u_i . coef (finite), then sigma_i and scale: +-inf at worst, never NaN, and clipped.
     F = np.asarray(U @ coef.T)
     if offset is not None:
         F -= np.outer(inv_sigma, offset @ coef.T)
-    F *= sigma[:, None]
-    F *= scale
+    with np.errstate(over="ignore"):
+        F *= sigma[:, None]
+        F *= scale
     if fit_intercept:
         F += intercept
     R = residual(np.clip(F, -_MAX_OUTPUT, _MAX_OUTPUT), y)
@@ -224,7 +226,8 @@ def clipped_gradient_sum(
     if sparse:
         u_sq = np.asarray(U.multiply(U).sum(axis=1)).ravel()
         if offset is not None:  # ||u - o / sigma||^2 of a row that stays sparse
-            u_sq += inv_sigma * (inv_sigma * float(offset @ offset) - 2.0 * np.asarray(U @ offset).ravel())
+            cross = np.asarray(U @ offset).ravel()
+            u_sq += inv_sigma * (inv_sigma * float(offset @ offset) - 2.0 * cross)
             u_sq = np.maximum(u_sq, 0.0)
     else:
         u_sq = np.einsum("ij,ij->i", U, U)
@@ -344,8 +347,9 @@ def run_dplssgd(
     sampled at ``step`` by ``BlockPoissonSampler(key, n_samples, sample_rate)`` of their
     gradients at ``(coef, intercept)`` (the parameters of the transformed rows) on the rows
     ``scale x - shift``, each clipped to ``max_grad_norm`` (see
-    :func:`clipped_gradient_sum` and :func:`memory_gradient_sum`). Default: :func:`memory_gradient_sum`, or
-    :func:`skprivate._dpsgd._distributed.dask_gradient_sum` for a Dask ``X``. Only
+    :func:`clipped_gradient_sum` and :func:`memory_gradient_sum`). Default:
+    :func:`memory_gradient_sum`, or :func:`skprivate._dpsgd._distributed.dask_gradient_sum`
+    for a Dask ``X``. Only
     ``X.shape`` is read here: the loop never touches a row itself.
     """
     n_samples, n_features = X.shape
