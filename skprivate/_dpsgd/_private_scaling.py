@@ -45,8 +45,10 @@ def clipped_row_sums(X, clip_norm):
 
     Nothing overflows and no ``0 * inf`` occurs (the clipped squared norm used to be
     ``c_i^2 ||x_i||^2``, NaN for a row above about ``1.3e154``, where ``||x_i||^2`` is inf and
-    ``c_i`` is 0): each row's norm is ``s_i ||x_i / s_i||`` with ``s_i`` its largest
-    magnitude (:func:`~skprivate._dpsgd._numpy_loop.row_magnitudes`), the clipped norm
+    ``c_i`` is 0): each row's norm is ``s_i ||x_i / s_i||`` with ``s_i`` the larger of 1
+    and its largest magnitude (:func:`~skprivate._dpsgd._numpy_loop.row_magnitudes`), each
+    row's released vector keeps norm at most ``sqrt(2)`` (the Gaussian mechanism's
+    sensitivity in the module docstring), the clipped norm
     ``min(||x_i||, R) / R`` is formed before it is squared, and ``c_i / R = min(1 / R,
     (1 / s_i) / ||x_i / s_i||)`` is finite and non-zero for a finite row (at worst a
     subnormal, for norms above 4.5e307), so every term ``c_i x_ij / R`` is at most 1.
