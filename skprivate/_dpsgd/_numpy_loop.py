@@ -135,11 +135,21 @@ def _squared_row_norms_block(X):
         return np.einsum("ij,ij->i", X, X)
 
 
+def _csr_row_reduce(ufunc, X, values):
+    """``ufunc.reduce`` of ``values`` (aligned with ``X.data``) over each row of a CSR ``X``;
+    0 for an empty row."""
+    out = np.zeros(X.shape[0])
+    starts = X.indptr[:-1][np.diff(X.indptr) > 0]
+    if starts.size:  # consecutive non-empty rows' starts delimit their entries
+        out[np.diff(X.indptr) > 0] = ufunc.reduceat(values[: X.indptr[-1]], starts)
+    return out
+
+
 def row_magnitudes(X):
     """``max(1, max_j |x_ij|)`` for each row of a dense array or a CSR matrix: finite for a
     finite row, and dividing the row by it leaves no entry above 1 in magnitude."""
     if hasattr(X, "multiply"):
-        largest = np.asarray(abs(X).max(axis=1).toarray(), dtype=np.float64).ravel()
+        largest = _csr_row_reduce(np.maximum, X, np.abs(X.data))
     else:
         largest = np.max(np.abs(X), axis=1, initial=0.0)
     return np.maximum(largest, 1.0)
@@ -205,16 +215,21 @@ def clipped_gradient_sum(
         return np.zeros((K, d)), np.zeros(K)
     sigma = row_magnitudes(X)
     inv_sigma = 1.0 / sigma
-    U = divide_rows(X, sigma, in_place=not copy)
     offset = None if shift is None else np.asarray(shift, dtype=np.float64) / scale
-    sparse = hasattr(U, "multiply")
+    sparse = hasattr(X, "multiply")
     if offset is not None and not sparse:
-        U -= np.outer(inv_sigma, offset)  # u_i, formed: no cancellation in its norm
+        # u_i formed, so that its norm has no cancellation; halved first, so that no
+        # difference overflows: (x / 2 - offset / 2) / (sigma / 2), in place on a copy.
+        U = np.multiply(X, 0.5, out=None if copy else X)
+        U -= 0.5 * offset
+        U /= 0.5 * sigma[:, None]
         offset = None
+    else:
+        U = divide_rows(X, sigma, in_place=not copy)
     # u_i . coef (finite), then sigma_i and scale: +-inf at worst, never NaN, and clipped.
     F = np.asarray(U @ coef.T)
     if offset is not None:
-        F -= np.outer(inv_sigma, offset @ coef.T)
+        F -= np.outer(inv_sigma, coef @ offset)
     with np.errstate(over="ignore"):
         F *= sigma[:, None]
         F *= scale
@@ -224,7 +239,7 @@ def clipped_gradient_sum(
     # A squared error beyond the largest double (a target near it) saturates there.
     R = np.clip(R, -np.finfo(np.float64).max, np.finfo(np.float64).max)
     if sparse:
-        u_sq = np.asarray(U.multiply(U).sum(axis=1)).ravel()
+        u_sq = _csr_row_reduce(np.add, U, U.data * U.data)
         if offset is not None:  # ||u - o / sigma||^2 of a row that stays sparse
             cross = np.asarray(U @ offset).ravel()
             u_sq += inv_sigma * (inv_sigma * float(offset @ offset) - 2.0 * cross)
