@@ -12,7 +12,7 @@ fitted value is not finite, and bounds epsilon with :func:`skprivate.audit.audit
 Writes benchmarks/results/audit_overflow.json and .md; exits non-zero if any fit is not
 finite or a bound exceeds its claim.
 
-Run: python benchmarks/audit_overflow.py [--runs 3000] [--net-runs 300]
+Run: python benchmarks/audit_overflow.py [--runs 1000] [--net-runs 150]
 """
 
 import argparse
@@ -89,8 +89,8 @@ SETTINGS = {
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=3000)
-    parser.add_argument("--net-runs", type=int, default=300)
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--net-runs", type=int, default=150)
     args = parser.parse_args()
     X, y = _data()
     rows, results, ok = [], [], True
