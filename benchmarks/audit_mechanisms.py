@@ -25,7 +25,6 @@ from skprivate.exceptions import PrivacyLeakWarning
 from skprivate._dpsgd._numpy_loop import (
     clipped_gradient_sum,
     residual_function,
-    squared_row_norms,
 )
 from skprivate.pate._aggregation import confident_gnmax, noisy_argmax
 
@@ -64,8 +63,7 @@ def _dpsgd_step():
     coef, intercept = np.zeros((1, X.shape[1])), np.zeros(1)
 
     def gradient(A, b, clip):
-        g, g0 = clipped_gradient_sum(A, b, coef, intercept, residual, clip, True,
-                                     squared_row_norms(A))
+        g, g0 = clipped_gradient_sum(A, b, coef, intercept, residual, clip, True)
         return np.concatenate([g.ravel(), g0])
 
     def outputs(rng, clip=1.0):

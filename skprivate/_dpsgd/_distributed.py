@@ -296,12 +296,9 @@ def dask_norm_counts(sq_norms, edges):
 
 
 def _clipped_row_sums_block(X, clip_norm):
-    from ._numpy_loop import squared_row_norms
+    from ._private_scaling import clipped_row_sums
 
-    sq_norms = squared_row_norms(X)
-    factor = clip_norm / np.maximum(np.sqrt(sq_norms), clip_norm)
-    return np.asarray(X.T @ factor).ravel() / clip_norm, float(
-        np.sum(factor * factor * sq_norms)) / clip_norm**2
+    return clipped_row_sums(X, clip_norm)
 
 
 def dask_clipped_row_sums(X, clip_norm):
@@ -321,14 +318,14 @@ def dask_clipped_row_sums(X, clip_norm):
 def _chunk_gradient_sum(X, y, start, *, key, n_samples, sample_rate, step, coef, intercept,
                         residual, max_grad_norm, fit_intercept, scale, shift):
     """One chunk's clipped-gradient sum at ``step``: a pure function of its arguments."""
-    from ._numpy_loop import clipped_gradient_sum, squared_row_norms, transformed_squared_norms
+    from ._numpy_loop import clipped_gradient_sum
 
     sampler = BlockPoissonSampler(key, n_samples, sample_rate)
     idx = sampler.indices(step, start, start + X.shape[0]) - start
-    rows = X.take(idx, axis=0)
-    sq_norms = transformed_squared_norms(rows, squared_row_norms(rows), scale, shift)
-    return clipped_gradient_sum(rows, y.take(idx), coef, intercept, residual, max_grad_norm,
-                                fit_intercept, sq_norms)
+    # X.take copies the sampled rows, so they may be scaled in place.
+    return clipped_gradient_sum(X.take(idx, axis=0), y.take(idx), coef, intercept, residual,
+                                max_grad_norm, fit_intercept, scale=scale, shift=shift,
+                                copy=False)
 
 
 def dask_gradient_sum(

@@ -100,77 +100,168 @@ def residual_function(loss, n_outputs, huber_threshold=None):
 
 
 # --- the data-dependent part of a step, without noise --------------------------------------
+#
+# Overflow. A finite row can be as large as the largest double (1.8e308), so nothing here
+# squares a row or multiplies it by the coefficients as given: ``||x||^2`` overflows to inf
+# from ``||x|| = 1.3e154`` on, and then ``0 * inf`` (a clip factor of 0, a residual of 0) is
+# NaN, a model whose NaN-ness tells whether the row was in the data (an unbounded privacy
+# loss). Each row is first divided by ``sigma_i = max(1, max_j |x_ij|)``, so every value
+# that is squared or multiplied is at most ``1 + |offset|`` in magnitude, and the row's size
+# ``sigma_i`` enters only through a ``min`` with the clip bound (``inf`` there is harmless,
+# ``0 * inf`` never occurs).
+
+# Outputs are kept within +-_MAX_OUTPUT: the difference of two of them (softmax, multiclass
+# hinge) stays finite, and an output this large saturates every loss's residual anyway.
+_MAX_OUTPUT = np.finfo(np.float64).max / 4
 
 
 def squared_row_norms(X):
     """Squared Euclidean norm of each row of a dense array, a CSR matrix or a Dask array.
 
-    A Dask array gives a lazy Dask array (chunked as the rows): nothing is computed here.
+    ``inf`` for a row of norm above about ``1.3e154`` (the square overflows): only the
+    histogram of :mod:`skprivate._dpsgd._private_scaling` reads these, and such a row belongs
+    in its last bin (norms above ``2^30``) either way. A Dask array gives a lazy Dask array
+    (chunked as the rows): nothing is computed here.
     """
     if is_dask_collection(X):
-        return X.map_blocks(lambda block: np.einsum("ij,ij->i", block, block),
-                            drop_axis=1, dtype=np.float64)
+        return X.map_blocks(_squared_row_norms_block, drop_axis=1, dtype=np.float64)
+    return _squared_row_norms_block(X)
+
+
+def _squared_row_norms_block(X):
+    with np.errstate(over="ignore"):  # inf is the right answer here (see above)
+        if hasattr(X, "multiply"):
+            return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+        return np.einsum("ij,ij->i", X, X)
+
+
+def _csr_row_reduce(ufunc, X, values):
+    """``ufunc.reduce`` of ``values`` (aligned with ``X.data``) over each row of a CSR ``X``;
+    0 for an empty row."""
+    out = np.zeros(X.shape[0])
+    starts = X.indptr[:-1][np.diff(X.indptr) > 0]
+    if starts.size:  # consecutive non-empty rows' starts delimit their entries
+        out[np.diff(X.indptr) > 0] = ufunc.reduceat(values[: X.indptr[-1]], starts)
+    return out
+
+
+def row_magnitudes(X):
+    """``max(1, max_j |x_ij|)`` for each row of a dense array or a CSR matrix: finite for a
+    finite row, and dividing the row by it leaves no entry above 1 in magnitude."""
     if hasattr(X, "multiply"):
-        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
-    return np.einsum("ij,ij->i", X, X)
+        largest = _csr_row_reduce(np.maximum, X, np.abs(X.data))
+    else:
+        largest = np.max(np.abs(X), axis=1, initial=0.0)
+    return np.maximum(largest, 1.0)
+
+
+def divide_rows(X, sigma, in_place=False):
+    """``X`` with row ``i`` divided by ``sigma[i]`` (in place when ``in_place``)."""
+    if hasattr(X, "multiply"):
+        X = X.tocsr(copy=not in_place)
+        X.data /= np.repeat(sigma, np.diff(X.indptr))
+        return X
+    return np.divide(X, sigma[:, None], out=X if in_place else None)
 
 
 def clipped_gradient_sum(
-    X, y, coef, intercept, residual, max_grad_norm, fit_intercept, sq_row_norms
+    X, y, coef, intercept, residual, max_grad_norm, fit_intercept, *, scale=1.0, shift=None,
+    copy=True,
 ):
     """Sum over the rows of ``X`` of per-example gradients, each clipped to ``max_grad_norm``.
 
-    The gradient of row ``i`` with respect to ``(coef, intercept)`` is ``(r_i x_i^T, r_i)``,
-    whose Euclidean norm is ``||r_i|| sqrt(||x_i||^2 + fit_intercept)``. Scaling ``r_i`` by
-    ``c_i = min(1, C / norm_i)`` clips the whole gradient, and the clipped sum is then a single
-    product ``(c R)^T X``: no per-example loop, and a CSR ``X`` is never densified.
+    The model is trained on the rows ``x' = scale x - shift`` (not formed: a CSR ``X`` stays
+    sparse). The gradient of row ``i`` with respect to ``(coef, intercept)`` is
+    ``(r_i x'_i^T, r_i)``, whose Euclidean norm is ``||r_i|| sqrt(||x'_i||^2 +
+    fit_intercept)``; it is scaled by ``c_i = min(1, C / norm_i)`` and the clipped sum is a
+    single product of the batch with the scaled residuals: no per-example loop.
+
+    No step overflows for a finite row of any magnitude (see the comment above
+    ``_MAX_OUTPUT``): with ``sigma_i = max(1, max_j |x_ij|)``, ``u_i = (x_i - shift / scale)
+    / sigma_i`` (entries at most ``1 + |shift / scale|``), ``t_i = max_k |r_ik|`` and
+    ``v_i = r_i / t_i``, the clipped gradient is ``w_i v_i (scale u_i, 1 / sigma_i)`` with
+    ``w_i = min(t_i sigma_i, C / (||v_i|| ||(scale u_i, 1 / sigma_i)||))`` (that is,
+    ``c_i t_i sigma_i``): every factor is finite, and the clipped gradient has norm at most
+    ``C`` (the sensitivity the sampled Gaussian mechanism of the module docstring needs).
 
     Parameters
     ----------
     X : ndarray or CSR matrix of shape (b, d)
+        Finite rows, raw (before ``scale`` and ``shift``).
     y : ndarray of shape (b,)
         Encoded targets, as ``residual`` expects them.
     coef : ndarray of shape (K, d)
+        Coefficients of the transformed rows ``x'``.
     intercept : ndarray of shape (K,)
     residual : callable
         From :func:`residual_function`.
     max_grad_norm : float
         Clipping norm ``C``.
     fit_intercept : bool
-    sq_row_norms : ndarray of shape (b,)
-        ``||x_i||^2`` for the rows of ``X``.
+    scale : float, default=1.0
+    shift : ndarray of shape (d,) or None, default=None
+    copy : bool, default=True
+        False lets the function divide the rows of ``X`` in place (a batch taken for it).
 
     Returns
     -------
     grad_coef : ndarray of shape (K, d)
+        The clipped sum of the gradients with respect to the coefficients of ``x'``.
     grad_intercept : ndarray of shape (K,)
         Zero when ``fit_intercept`` is False.
     """
     K, d = coef.shape
     if X.shape[0] == 0:
         return np.zeros((K, d)), np.zeros(K)
-    F = np.asarray(X @ coef.T)
+    sigma = row_magnitudes(X)
+    inv_sigma = 1.0 / sigma
+    offset = None if shift is None else np.asarray(shift, dtype=np.float64) / scale
+    sparse = hasattr(X, "multiply")
+    if offset is not None and not sparse:
+        # u_i formed, so that its norm has no cancellation; halved first, so that no
+        # difference overflows: (x / 2 - offset / 2) / (sigma / 2), in place on a copy.
+        U = np.multiply(X, 0.5, out=None if copy else X)
+        U -= 0.5 * offset
+        U /= 0.5 * sigma[:, None]
+        offset = None
+    else:
+        U = divide_rows(X, sigma, in_place=not copy)
+    # u_i . coef (finite), then sigma_i and scale: +-inf at worst, never NaN, and clipped.
+    F = np.asarray(U @ coef.T)
+    if offset is not None:
+        F -= np.outer(inv_sigma, coef @ offset)
+    with np.errstate(over="ignore"):
+        F *= sigma[:, None]
+        F *= scale
     if fit_intercept:
         F += intercept
-    R = residual(F, y)
-    norms = np.sqrt(np.einsum("ij,ij->i", R, R) * (sq_row_norms + float(fit_intercept)))
-    # min(1, C / norm) without dividing by a zero norm: C / max(norm, C).
-    R *= (max_grad_norm / np.maximum(norms, max_grad_norm))[:, None]
-    grad_coef = np.asarray(X.T @ R).T
-    grad_intercept = R.sum(axis=0) if fit_intercept else np.zeros(K)
+    R = residual(np.clip(F, -_MAX_OUTPUT, _MAX_OUTPUT), y)
+    # A squared error beyond the largest double (a target near it) saturates there.
+    R = np.clip(R, -np.finfo(np.float64).max, np.finfo(np.float64).max)
+    if sparse:
+        u_sq = _csr_row_reduce(np.add, U, U.data * U.data)
+        if offset is not None:  # ||u - o / sigma||^2 of a row that stays sparse
+            cross = np.asarray(U @ offset).ravel()
+            u_sq += inv_sigma * (inv_sigma * float(offset @ offset) - 2.0 * cross)
+            u_sq = np.maximum(u_sq, 0.0)
+    else:
+        u_sq = np.einsum("ij,ij->i", U, U)
+    row_norm = np.sqrt(scale * scale * u_sq + float(fit_intercept) * inv_sigma * inv_sigma)
+    t = np.max(np.abs(R), axis=1)
+    live = (t > 0) & (row_norm > 0)  # the others have a zero gradient
+    V = np.zeros_like(R)
+    V[live] = R[live] / t[live, None]
+    v_norm = np.sqrt(np.einsum("ij,ij->i", V, V))
+    w = np.zeros_like(t)
+    with np.errstate(over="ignore"):  # t sigma = inf is the clipped case: the min is finite
+        w[live] = np.minimum(t[live] * sigma[live],
+                             max_grad_norm / (v_norm[live] * row_norm[live]))
+    W = V * w[:, None]
+    grad_coef = np.asarray(U.T @ W).T * scale
+    if offset is not None:
+        grad_coef -= np.outer(scale * (W.T @ inv_sigma), offset)
+    grad_intercept = W.T @ inv_sigma if fit_intercept else np.zeros(K)
     return grad_coef, grad_intercept
-
-
-def transformed_squared_norms(X, sq_norms, scale, shift):
-    """``||scale x - shift||^2`` of each row from ``||x||^2`` (``shift`` None: no shift)."""
-    if shift is not None:
-        return np.maximum(
-            scale * scale * sq_norms - 2 * scale * np.asarray(X @ shift).ravel()
-            + float(shift @ shift), 0.0
-        )
-    if scale != 1.0:
-        return scale * scale * sq_norms
-    return sq_norms
 
 
 def memory_gradient_sum(
@@ -180,12 +271,11 @@ def memory_gradient_sum(
 
     Returns ``step_sum(step, coef, intercept)``: the clipped-gradient sum over the rows that
     :class:`~skprivate._dpsgd._sampling.BlockPoissonSampler` (``key``) samples at ``step``,
-    each row's gradient taken at the rows ``scale x - shift`` and clipped there, returned as
-    ``(R^T X, sum R)`` on the raw rows (the loop turns it into the gradient of the
-    transformed rows).
+    each row's gradient taken at the rows ``scale x - shift`` and clipped there
+    (:func:`clipped_gradient_sum`); ``coef`` and the returned sum are those of the
+    transformed rows.
     """
     n_samples = X.shape[0]
-    sq_norms = transformed_squared_norms(X, squared_row_norms(X), scale, shift)
     sampler = BlockPoissonSampler(key, n_samples, sample_rate)
     if isinstance(X, np.ndarray):
 
@@ -196,15 +286,10 @@ def memory_gradient_sum(
 
     def step_sum(step, coef, intercept):
         idx = sampler.indices(step)
+        # The batch is a fresh copy: clipped_gradient_sum may scale its rows in place.
         return clipped_gradient_sum(
-            rows(idx) if len(idx) < n_samples else X,
-            y.take(idx),
-            coef,
-            intercept,
-            residual,
-            max_grad_norm,
-            fit_intercept,
-            sq_norms.take(idx),
+            rows(idx), y.take(idx), coef, intercept, residual, max_grad_norm, fit_intercept,
+            scale=scale, shift=shift, copy=False,
         )
 
     return step_sum
@@ -275,10 +360,11 @@ def run_dplssgd(
     ``gradient_sum(X, y, key=, sample_rate=, residual=, max_grad_norm=, fit_intercept=,
     scale=, shift=)`` that returns ``step_sum(step, coef, intercept)``, the sum over the rows
     sampled at ``step`` by ``BlockPoissonSampler(key, n_samples, sample_rate)`` of their
-    gradients at ``(coef, intercept)`` on the rows ``scale x - shift``, each clipped to
-    ``max_grad_norm``, as ``(R^T X, sum R)`` on the raw rows (see
-    :func:`memory_gradient_sum`). Default: :func:`memory_gradient_sum`, or
-    :func:`skprivate._dpsgd._distributed.dask_gradient_sum` for a Dask ``X``. Only
+    gradients at ``(coef, intercept)`` (the parameters of the transformed rows) on the rows
+    ``scale x - shift``, each clipped to ``max_grad_norm`` (see
+    :func:`clipped_gradient_sum` and :func:`memory_gradient_sum`). Default:
+    :func:`memory_gradient_sum`, or :func:`skprivate._dpsgd._distributed.dask_gradient_sum`
+    for a Dask ``X``. Only
     ``X.shape`` is read here: the loop never touches a row itself.
     """
     n_samples, n_features = X.shape
@@ -295,8 +381,8 @@ def run_dplssgd(
     else:
         average_from = 0 if average is True else min(int(average), n_steps - 1)
     theta_sum = np.zeros(n_params) if average_from is not None else None
-    # Training on x' = a x - m (a = 1 / row_scale, m = a offset): x'.W = x.(a W) - m.W, and the
-    # gradient R^T X' = a R^T X - (sum R) m^T, so only the coefficients are transformed.
+    # Training on x' = a x - m (a = 1 / row_scale, m = a offset), never formed: theta holds the
+    # parameters of x', and x'.W = x.(a W) - m.W turns them into the raw rows' at the end.
     a = 1.0 / float(row_scale)
     m = None if offset is None else a * np.asarray(offset, dtype=np.float64)
     if gradient_sum is None:
@@ -322,17 +408,9 @@ def run_dplssgd(
     # the private data outside the privacy guarantee.
     steps = progress(range(n_steps), total=n_steps, desc=f"{name} steps", verbose=verbose)
     for step in steps:
-        if m is None and a == 1.0:
-            eff_coef, eff_intercept = coef, intercept
-        else:
-            eff_coef = a * coef
-            eff_intercept = intercept - coef @ m if m is not None else intercept
-        # Steps 1-2: the clipped sum over this step's Poisson sample, wherever the rows live.
-        grad_coef, grad_intercept = step_sum(step, eff_coef, eff_intercept)
-        if a != 1.0:
-            grad_coef *= a
-        if m is not None:
-            grad_coef -= np.outer(grad_intercept, m)
+        # Steps 1-2: the clipped sum over this step's Poisson sample, wherever the rows live,
+        # taken on the transformed rows a x - m (never formed).
+        grad_coef, grad_intercept = step_sum(step, coef, intercept)
         flat = noise(noise_std, n_params, rng)
         flat[:n_coef] += grad_coef.ravel()
         if fit_intercept:

@@ -116,6 +116,22 @@ def _check_finite(data, name, owner):
         )
 
 
+def _cast(t, dtype):
+    """``t`` in ``dtype``, its finite values clamped to the largest finite value of ``dtype``.
+
+    A finite float64 value above float32's range (3.4e38) would become inf in a float32
+    module, and the example's gradient NaN: the model would then tell whether that row was
+    in the data. Clamped, the example stays finite (a rule on each value on its own, so the
+    guarantee is unchanged) and is clipped like any other, or contributes zero where the
+    module overflows on it (:func:`._per_sample.clipped_gradient_sum`). NaN and inf are
+    left as they are, for the finiteness checks to refuse.
+    """
+    big = torch.finfo(dtype).max
+    if torch.finfo(t.dtype).max > big:
+        t = torch.where(torch.isfinite(t), t.clamp(-big, big), t)
+    return t.to(dtype)
+
+
 class _NetInputsMixin:
     """The checks of a DP-LSSGD net's data and module (see the module docstring)."""
 
@@ -215,7 +231,7 @@ class _NetInputsMixin:
         dtype = self._module_float_dtype()
         if dtype is None:
             return X
-        return tree_map(lambda t: t.to(dtype) if t.is_floating_point() else t, X)
+        return tree_map(lambda t: _cast(t, dtype) if t.is_floating_point() else t, X)
 
     def get_loss(self, y_pred, y_true, X=None, training=False):
         """The criterion's loss, with floating targets cast to the prediction's dtype."""

@@ -110,10 +110,42 @@ def clipped_gradient_sum(
         grad(loss_of_one, has_aux=True), in_dims=(None, 0, y_dim), randomness=randomness
     )
     grads, (losses, y_pred) = per_example(params, X, y)
-    n = losses.shape[0]
-    squared = sum(g.reshape(n, -1).pow(2).sum(dim=1) for g in grads.values())
-    norms = squared.sqrt()
-    # min(1, C / norm) without dividing by a zero norm: C / max(norm, C).
-    factors = max_grad_norm / norms.clamp(min=max_grad_norm)
-    grad_sum = {name: torch.tensordot(factors, g, dims=1) for name, g in grads.items()}
+    factors, norms, finite = _clip_factors(grads, losses.shape[0], max_grad_norm)
+    grad_sum = {
+        # where(), not a zero factor: 0 * inf is NaN.
+        name: torch.tensordot(factors, torch.where(_along(finite, g), g, 0.0), dims=1)
+        for name, g in grads.items()
+    }
     return grad_sum, losses, tree_map(_drop_batch_of_one, y_pred), norms
+
+
+def _along(per_example, g):
+    """A per-example tensor of shape (b,) shaped to broadcast against ``g`` of shape (b, ...)."""
+    return per_example.reshape((-1,) + (1,) * (g.ndim - 1))
+
+
+def _clip_factors(grads, n, max_grad_norm):
+    """``(factors, norms, finite)``: ``min(1, C / ||g_i||)`` for each example's whole gradient.
+
+    Without overflow and without ``0 * inf``, for a gradient of any magnitude: in float32 the
+    sum of squares overflows from a coordinate of about 1.8e19 on (an input of 1e30 is enough),
+    and an infinite norm made the factor 0 and the example's contribution ``0 * g``, NaN as
+    soon as one coordinate of ``g`` is inf. The norm is taken of ``g_i / m_i`` (``m_i`` the
+    largest magnitude in ``g_i``), so ``||g_i|| = m_i ||g_i / m_i||`` and the factor
+    ``(C / ||g_i / m_i||) / m_i`` are formed without squaring anything above 1. An example
+    whose gradient is not finite (the module overflowed on it, or its target did) contributes
+    zero: a rule applied to each example on its own, so the clipped sum still changes by at
+    most ``C`` when one example is added or removed (its ``norms`` entry is inf).
+    """
+    flat = [g.reshape(n, -1) for g in grads.values()]
+    finite = torch.stack([torch.isfinite(f).all(dim=1) for f in flat]).all(dim=0)
+    largest = torch.stack([f.abs().amax(dim=1) for f in flat if f.shape[1]]).amax(dim=0)
+    largest = torch.where(finite & (largest > 0), largest, torch.ones_like(largest))
+    unit_sq = sum((torch.where(finite[:, None], f, 0.0) / largest[:, None]).pow(2).sum(dim=1)
+                  for f in flat)
+    unit = unit_sq.sqrt()  # ||g_i / m_i||: 1 to sqrt(n_params), 0 for a zero gradient
+    # (C / 0) / m = inf for a zero gradient: the clamp gives 1, and 1 * 0 = 0.
+    factors = ((max_grad_norm / unit) / largest).clamp(max=1.0)
+    factors = torch.where(finite, factors, torch.zeros_like(factors))
+    norms = torch.where(finite, largest * unit, torch.full_like(unit, float("inf")))
+    return factors, norms, finite

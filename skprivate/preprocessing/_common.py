@@ -102,12 +102,23 @@ def quantile_gaps(X, lower, upper, q, epsilon):
     The output density at a point of gap ``k`` is ``exp(logw[k]) / length_k`` over the
     sum of ``exp(logw)``. Shared by :func:`exponential_quantiles` and its tests.
     """
+    half, half_lengths, logw = _half_gaps(X, lower, upper, q, epsilon)
+    return 2.0 * half, 2.0 * half_lengths, logw + np.log(2.0)
+
+
+def _half_gaps(X, lower, upper, q, epsilon):
+    """:func:`quantile_gaps` in half units (``Z / 2``, half-lengths), which never overflow;
+    ``logw`` is that of the half-lengths (the same probabilities)."""
     n_samples = X.shape[0]
     present = (~np.isnan(X)).sum(axis=0)
     Z = np.sort(X, axis=0)  # NaN sort last
     Z = np.where(np.isnan(Z), upper, Z)
-    Z = np.vstack([lower[None, :], Z, upper[None, :]])  # (n + 2, d)
-    lengths = np.diff(Z, axis=0)  # (n + 1, d); gaps beyond n_j have length 0
+    # Halved, so that no gap overflows: with bounds beyond +-9e307 a gap between two values
+    # could exceed the largest double, and an infinite gap is drawn for sure and gives an
+    # inf or NaN quantile, depending on where the rows lie. Half-lengths give the same
+    # probabilities (a common factor 2).
+    half = np.vstack([lower[None, :], Z, upper[None, :]]) / 2.0  # (n + 2, d)
+    half_lengths = np.diff(half, axis=0)  # (n + 1, d); gaps beyond n_j have length 0
     rank = np.arange(n_samples + 1)[:, None]  # values below any point of gap k
     utility = -np.abs(rank - q * present[None, :])
     # epsilon-DP: McSherry and Talwar 2007, Theorem 6 (Dwork and Roth 2014, Theorem 3.10)
@@ -122,8 +133,8 @@ def quantile_gaps(X, lower, upper, q, epsilon):
     monotone = q == 0.0 or q == 1.0
     scale = (1.0 if monotone else 0.5) * epsilon / rank_utility_sensitivity(q)
     with np.errstate(divide="ignore"):
-        logw = np.log(lengths) + scale * utility
-    return Z, lengths, logw
+        logw = np.log(half_lengths) + scale * utility
+    return half, half_lengths, logw
 
 
 def exponential_quantiles(X, lower, upper, q, epsilon, rng):
@@ -161,10 +172,10 @@ def exponential_quantiles(X, lower, upper, q, epsilon, rng):
     -------
     quantiles : ndarray of shape (n_features,)
     """
-    Z, lengths, logw = quantile_gaps(X, lower, upper, q, epsilon)
+    half, half_lengths, logw = _half_gaps(X, lower, upper, q, epsilon)
     gap = np.argmax(logw + rng.gumbel(size=logw.shape), axis=0)
     cols = np.arange(X.shape[1])
-    return Z[gap, cols] + rng.uniform(size=X.shape[1]) * lengths[gap, cols]
+    return 2.0 * (half[gap, cols] + rng.uniform(size=X.shape[1]) * half_lengths[gap, cols])
 
 
 def check_transform_input(estimator, X, attributes=None, **check_params):

@@ -214,7 +214,8 @@ class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransform
         X, plan = self._reserve_and_validate(X)
         rng = self._noise_rng()
         lower, upper, caveats = resolve_bounds(self.bounds, X, type(self).__name__)
-        centre, half = (upper + lower) / 2.0, (upper - lower) / 2.0
+        # Halved before they are added: (upper - lower) overflows for bounds beyond +-9e307.
+        centre, half = upper / 2.0 + lower / 2.0, upper / 2.0 - lower / 2.0
         U = (np.clip(X, lower, upper) - centre) / half
         z = split_gaussian_sigma(self.epsilon, self.delta)
         sigma = z * _standard_sensitivity(X.shape[1])
@@ -226,8 +227,9 @@ class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransform
         var_u = np.clip(second - mean_u**2, sigma / n, 1.0)
         self.bounds_ = (lower, upper)
         self.mean_ = centre + half * mean_u
-        self.var_ = half**2 * var_u
-        self.scale_ = np.sqrt(self.var_)
+        self.scale_ = half * np.sqrt(var_u)  # not sqrt(var_): half**2 overflows from 1.3e154
+        with np.errstate(over="ignore"):  # a variance beyond the largest double is inf
+            self.var_ = self.scale_**2
         self.n_samples_seen_ = n
         self.noise_std_ = float(sigma)
         self._finish_private_fit(
@@ -375,7 +377,9 @@ class RobustScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransformer
         hi = exponential_quantiles(Xc, lower, upper, q_max, each, rng)
         self.bounds_ = (lower, upper)
         self.center_ = mid
-        self.scale_ = np.maximum(np.abs(hi - lo), 1e-6 * (upper - lower))
+        with np.errstate(over="ignore"):  # a spread beyond the largest double is kept at it
+            spread = np.minimum(np.abs(hi - lo), np.finfo(np.float64).max)
+        self.scale_ = np.maximum(spread, 2e-6 * (upper / 2.0 - lower / 2.0))
         self._finish_private_fit(
             plan,
             {

@@ -9,7 +9,7 @@ from sklearn.preprocessing import MinMaxScaler
 from skprivate import DPLSSGDClassifier
 from skprivate.accounting import pate_epsilon
 from skprivate.audit import audit_outcomes, audit_scores, epsilon_lower_bound
-from skprivate._dpsgd._numpy_loop import clipped_gradient_sum, residual_function, squared_row_norms
+from skprivate._dpsgd._numpy_loop import clipped_gradient_sum, residual_function
 from skprivate.pate._aggregation import confident_gnmax, noisy_argmax
 
 N_RUNS = 400_000
@@ -99,7 +99,7 @@ def _one_step_outputs(X, y, X_prime, y_prime, noise_multiplier, rng, clip=True):
     C = 1.0 if clip else 1e12
 
     def gradient(A, b):
-        g, g0 = clipped_gradient_sum(A, b, coef, intercept, residual, C, True, squared_row_norms(A))
+        g, g0 = clipped_gradient_sum(A, b, coef, intercept, residual, C, True)
         return np.concatenate([g.ravel(), g0])
 
     g, g_prime = gradient(X, y), gradient(X_prime, y_prime)

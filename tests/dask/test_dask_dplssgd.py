@@ -163,6 +163,26 @@ def test_non_finite_values_are_refused():
         DPLSSGDClassifier(**FAST).fit(da.from_array(X, chunks=(100, 30)), y)
 
 
+@pytest.mark.parametrize("max_grad_norm", ["auto", 1.0])
+def test_overflowing_rows_give_the_finite_in_memory_fit(max_grad_norm):
+    # A row of 1e200 and one with 1e300 in one coordinate, in different chunks: the chunks'
+    # sums never square them (the old blockwise sums gave NaN), and the fit is the in-memory
+    # one.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[5] = 1e200
+    X[300, 1] = -1e300
+    make = lambda: DPLSSGDClassifier(max_grad_norm=max_grad_norm, batch_size=100, max_iter=2,
+                                     random_state=0)  # noqa: E731
+    mem = make().fit(X, y)
+    dsk = make().fit(da.from_array(X, chunks=(200, 3)), da.from_array(y, chunks=200))
+    assert np.isfinite(dsk.coef_).all() and np.isfinite(dsk.intercept_).all()
+    if max_grad_norm == "auto":  # the private scaling was read, not skipped
+        assert np.isfinite(dsk.offset_).all() and np.isfinite(dsk.row_scale_)
+    _assert_same_fit(mem, dsk)
+
+
 def test_dask_dataframe_input():
     dd = pytest.importorskip("dask.dataframe")  # needs pyarrow
     pd = pytest.importorskip("pandas")

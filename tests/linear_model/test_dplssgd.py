@@ -24,7 +24,6 @@ from skprivate._dpsgd._numpy_loop import (
     clipped_gradient_sum,
     residual_function,
     run_dplssgd,
-    squared_row_norms,
 )
 from skprivate.mechanisms import gaussian_noise
 from skprivate.smoothing import laplacian_smooth
@@ -109,7 +108,6 @@ def test_clipped_sum_matches_one_example_at_a_time(loss, n_outputs, fit_intercep
         residual_function(loss, n_outputs, 1.0),
         C,
         fit_intercept,
-        squared_row_norms(Xin),
     )
     ref_coef, ref_intercept = reference_clipped_sum(loss, X, y, coef, intercept, C, fit_intercept)
     np.testing.assert_allclose(got_coef, ref_coef, atol=1e-6)
@@ -130,9 +128,97 @@ def test_each_clipped_gradient_has_norm_at_most_C():
             residual_function("log_loss", 3),
             0.5,
             True,
-            squared_row_norms(X[i : i + 1]),
         )
         assert np.sqrt(np.sum(gc**2) + np.sum(gi**2)) <= 0.5 * (1 + 1e-12)
+
+
+# --- rows of any finite magnitude: no overflow, no 0 * inf ------------------------------------
+
+
+@pytest.mark.parametrize("size", [1e3, 1e100, 1e200, 1e300])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_huge_row_is_clipped_like_any_other(size, sparse):
+    # One row t x at coef 0: residual -1 (squared error, target 1), gradient -(t x, 1), of
+    # norm far above C, so its clipped gradient is C times the unit vector -(x, 1 / t) / ||.||:
+    # the same for every t this large. The old arithmetic squared t x (inf from t ~ 1e154 on),
+    # and the clip factor C / inf = 0 dropped the row's gradient.
+    x = np.array([[3.0, 0.0, -4.0]])
+    residual = residual_function("squared_error", 1)
+    got = clipped_gradient_sum(sp.csr_matrix(size * x) if sparse else size * x, np.ones(1),
+                               np.zeros((1, 3)), np.zeros(1), residual, 0.5, True)
+    np.testing.assert_allclose(got[0], [[-0.3, 0.0, 0.4]], rtol=1e-6)
+    assert np.all(np.isfinite(got[1])) and abs(got[1][0]) <= 0.5 / size * 1.01
+
+
+@pytest.mark.parametrize("loss, n_outputs", [("hinge", 1), ("hinge", 3), ("log_loss", 1),
+                                             ("log_loss", 4), ("squared_error", 1)])
+def test_a_huge_row_with_a_zero_or_saturated_residual_stays_finite(loss, n_outputs):
+    # Coefficients that make the huge row's outputs overflow: +-inf outputs, a hinge margin
+    # met (residual exactly 0), a saturated softmax. Each clipped gradient is finite, of norm
+    # at most C. The old loop computed 0 * inf = NaN for a zero residual.
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(4, 3)), [1e300, -1e300, 1e300], [0.0, 1e200, 0.0]])
+    y = np.array([0, 1, 0, 1, 1, 0])
+    y = y.astype(float) if n_outputs == 1 else y % n_outputs
+    if loss == "squared_error":
+        y = np.array([0.0, 1.0, 2.0, 3.0, -1e308, 1e308])  # targets near the largest double
+    coef = rng.normal(scale=1e10, size=(n_outputs, 3))
+    for i in range(len(X)):
+        g, g0 = clipped_gradient_sum(X[i : i + 1], y[i : i + 1], coef, np.ones(n_outputs),
+                                     residual_function(loss, n_outputs, 1.0), 0.7, True)
+        assert np.isfinite(g).all() and np.isfinite(g0).all()
+        assert np.sqrt(np.sum(g**2) + np.sum(g0**2)) <= 0.7 * (1 + 1e-12)
+
+
+def test_rows_near_a_large_shift_are_clipped_to_C():
+    # Rows of about 3e9 (timestamps), centred by a shift near them: the old arithmetic took
+    # ||x - shift||^2 as ||x||^2 - 2 x.shift + ||shift||^2, which cancels to noise of
+    # about 1e3 there (a clip factor of 1 for a gradient of norm 29 C). Formed row by row,
+    # each clipped gradient has norm at most C.
+    rng = np.random.default_rng(0)
+    shift = np.full(20, 3e9)
+    X = shift + 5.0 * rng.normal(size=(50, 20))
+    for i in range(len(X)):
+        g, g0 = clipped_gradient_sum(X[i : i + 1], np.ones(1), np.zeros((1, 20)), np.zeros(1),
+                                     residual_function("squared_error", 1), 1.0, True,
+                                     scale=1.0, shift=shift)
+        assert np.sqrt(np.sum(g**2) + np.sum(g0**2)) == pytest.approx(1.0, rel=1e-9)
+
+
+def test_private_row_sums_of_a_huge_row():
+    # The sums private_row_statistics releases: a row of norm 1.7e200 counts as R x / ||x||
+    # (and 1 in the sum of clipped squared norms), like any row above R; before, its clipped
+    # squared norm was 0 * inf = NaN.
+    from skprivate._dpsgd._private_scaling import clipped_row_sums
+
+    X = np.array([[1.0, 0.0], [0.0, 2.0], [1e200, 1e200], [3e300, -4e300], [0.0, 0.0]])
+    for data in (X, sp.csr_matrix(X)):
+        total, total_sq = clipped_row_sums(data, 4.0)
+        want = np.array([0.25, 0.5]) + np.sqrt(0.5) + np.array([0.6, -0.8])
+        np.testing.assert_allclose(total, want, rtol=1e-12)
+        assert total_sq == pytest.approx(1 / 16 + 4 / 16 + 1 + 1, rel=1e-12)
+
+
+@pytest.mark.parametrize("canary", ["row", "coordinate"])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("max_grad_norm", ["auto", 1.0])
+@pytest.mark.parametrize("Estimator", [DPLSSGDClassifier, DPLSSGDRegressor])
+def test_a_fit_with_an_overflowing_row_is_finite(Estimator, max_grad_norm, sparse, canary):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] > 0).astype(int) if Estimator is DPLSSGDClassifier else X[:, 0]
+    if canary == "row":
+        X[0] = 1e200
+    else:
+        X[0, 1] = 1e300
+    model = Estimator(epsilon=1.0, max_grad_norm=max_grad_norm, max_iter=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no overflow on the way either
+        model.fit(sp.csr_matrix(X) if sparse else X, y)
+    assert np.isfinite(model.coef_).all() and np.isfinite(model.intercept_).all()
+    if max_grad_norm == "auto":
+        assert np.isfinite(model.row_scale_) and np.isfinite(model.offset_).all()
+    assert np.isfinite(model.predict(X[1:])).all()
 
 
 # --- the noise, checked with statistics ---------------------------------------------------
@@ -214,13 +300,12 @@ def reference_dplssgd(
     W, b = np.zeros((K, d)), np.zeros(K)
     W_sum, b_sum = np.zeros((K, d)), np.zeros(K)
     residual = residual_function("log_loss", K)
-    norms = squared_row_norms(X)
     for step in range(steps):
         if q < 1:
             idx = reference_poisson_sample(key, n, q, step)
         else:
             idx = np.arange(n)
-        gW, gb = clipped_gradient_sum(X[idx], y[idx], W, b, residual, C, fit_intercept, norms[idx])
+        gW, gb = clipped_gradient_sum(X[idx], y[idx], W, b, residual, C, fit_intercept)
         parts = [gW.ravel()] + ([gb] if fit_intercept else [])
         flat = np.concatenate(parts)
         flat += gaussian_noise(z * C, flat.size, rng)

@@ -870,3 +870,70 @@ def test_returned_weights_are_the_tail_average_of_the_iterates(average):
     if average is not False:  # not the last iterate
         assert not torch.allclose(next(net.module_.parameters()).detach(),
                                   recorder.iterates[-1][0])
+
+
+# --- inputs and gradients of any finite magnitude -------------------------------------------
+
+
+def test_a_huge_gradient_is_clipped_like_any_other():
+    # A linear layer's weight gradient is (softmax - onehot) x^T: about 1e30 for an input of
+    # 1e30 (finite in float32), whose squares overflow float32. The old norm was inf, the
+    # clip factor 0, and the example's contribution 0 (or NaN where a coordinate was inf).
+    # It must be clipped to norm C, in the direction of the same example's gradient at 1e20.
+    torch.manual_seed(0)
+    module = torch.nn.Linear(3, 2)
+    params = {n: p.detach() for n, p in module.named_parameters()}
+    criterion = torch.nn.CrossEntropyLoss()
+    x = torch.tensor([[1.0, -2.0, 0.5]])
+    wrong = torch.argmin(module(x)).reshape(1)  # the residual is not 0 for the true class
+
+    def clipped(size):
+        got, _, _, norms = clipped_gradient_sum(
+            module, params, {}, size * x, wrong,
+            example_loss=lambda out, t, _: criterion(out, t), max_grad_norm=0.5,
+        )
+        return torch.cat([g.ravel() for g in got.values()]), norms
+
+    reference, _ = clipped(1e20)
+    got, norms = clipped(1e30)
+    assert torch.isfinite(got).all() and torch.isfinite(norms).all()
+    assert float(got.norm()) == pytest.approx(0.5, rel=1e-5)
+    torch.testing.assert_close(got, reference, atol=1e-6, rtol=1e-4)
+
+
+def test_an_example_whose_gradient_overflows_contributes_zero():
+    # An inf input (the module overflowed on a value beyond its dtype) makes the example's
+    # gradient NaN: it contributes nothing, the others are clipped as usual.
+    torch.manual_seed(0)
+    module = MLP(n_in=3, hidden=4, n_out=2)
+    params = {n: p.detach() for n, p in module.named_parameters()}
+    criterion = torch.nn.CrossEntropyLoss()
+    X = torch.tensor([[1.0, -2.0, 0.5], [float("inf"), 0.0, 0.0]])
+
+    def clipped(X, y):
+        got, _, _, norms = clipped_gradient_sum(
+            module, params, {}, X, y,
+            example_loss=lambda out, t, _: criterion(out, t), max_grad_norm=0.5,
+        )
+        return got, norms
+
+    both, norms = clipped(X, torch.tensor([1, 0]))
+    alone, _ = clipped(X[:1], torch.tensor([1]))
+    assert not torch.isfinite(norms[1])
+    for name in both:
+        torch.testing.assert_close(both[name], alone[name])
+
+
+@pytest.mark.parametrize("value, where", [(1e200, slice(None)), (-1e300, 1)])
+def test_a_fit_with_a_value_beyond_float32_is_finite(value, where):
+    # float64 values above float32's range are clamped to it when cast for the module; the
+    # model stays finite (before: NaN on every fit with such a row) and predicts on them.
+    X, y = small_data(d=3)
+    X = X.astype(np.float64)
+    X[0, where] = value
+    net = DPLSSGDNeuralNetClassifier(MLP, module__n_in=3, module__hidden=4, module__n_out=3,
+                                     max_epochs=2, noise_multiplier=1.0, random_state=0)
+    net.fit(X, y)
+    weights = torch.cat([p.detach().ravel() for p in net.module_.parameters()])
+    assert torch.isfinite(weights).all()
+    assert np.isfinite(net.predict_proba(X)).all()

@@ -156,3 +156,35 @@ def test_private_scaler_pipeline_is_as_accurate_as_the_leaky_one(loader, bounds)
         ), Xtr, ytr).score(Xte, yte))
     assert np.mean(private) >= np.mean(leaky) - 0.03
     assert np.mean(private) > 0.85
+
+
+# --- bounds and rows as wide as doubles go ----------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::skprivate.exceptions.PrivacyLeakWarning")
+@pytest.mark.parametrize("scaler", [StandardScaler, RobustScaler])
+def test_scalers_with_the_widest_bounds_are_finite(scaler):
+    # (upper - lower) overflowed for bounds beyond +-9e307: mean_ and scale_ were inf
+    # whatever the rows.
+    big = np.finfo(np.float64).max
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2)) * 1e307
+    X[0, 0] = 1e300
+    fitted = scaler(epsilon=1.0, bounds=(-big, big), random_state=0).fit(X)
+    for name in ("mean_", "center_", "scale_"):
+        if hasattr(fitted, name):
+            assert np.isfinite(getattr(fitted, name)).all(), name
+    assert np.isfinite(fitted.transform(X[:5] / 1e10)).all()
+
+
+def test_quantile_of_rows_beyond_a_gap_wider_than_the_largest_double():
+    # Bounds +-1.8e308 and every row above 1e300: the gap below the rows is wider than the
+    # largest double. As an inf length it was drawn with probability 1 and gave an inf
+    # quantile, and a neighbour with one row at -1e300 (splitting the gap) did not: an event
+    # seen on one side only. Halved lengths keep every gap finite.
+    big = np.finfo(np.float64).max
+    X = np.linspace(1e300, 2e300, 20)[:, None]
+    lower, upper = np.array([-big]), np.array([big])
+    for seed in range(20):
+        q = exponential_quantiles(X, lower, upper, 0.5, 1.0, np.random.default_rng(seed))
+        assert np.isfinite(q).all() and lower[0] <= q[0] <= upper[0]
