@@ -16,6 +16,7 @@ from skprivate.exceptions import PrivacyLeakWarning
 from skprivate.linear_model import DPLSSGDClassifier
 from skprivate.preprocessing import RobustScaler, StandardScaler, make_private_pipeline
 from skprivate.preprocessing._scalers import _standard_moments, _standard_sensitivity
+from skprivate.preprocessing._common import exponential_quantiles
 
 
 def _quiet_fit(est, *args):
