@@ -283,6 +283,13 @@ class DPEstimatorMixin:
         """
         return self._privacy_plan(n_samples)
 
+    def _spend_bound(self, n_samples):
+        """What a fit on ``n_samples`` rows is charged, for those who cannot see the fit
+        (``total_privacy_cost`` of a search that keeps no fitted model): the plan, or an
+        estimator's bound when its fit plans on a noisy count (see :mod:`skprivate._row_count`).
+        """
+        return self._privacy_plan(n_samples)
+
     def _noise_rng(self):
         """The generator every noise draw of this fit must come from (see ``random_state``)."""
         from .mechanisms import check_rng  # lazy: mechanisms import numpy/scipy only

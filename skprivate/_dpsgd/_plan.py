@@ -362,6 +362,23 @@ class DPSGDPlanMixin:
             return self._privacy_spend(self.epsilon, self.delta)
         return self._privacy_spend(COUNT_SHARE * float(self.epsilon), 0.0)
 
+    def _spend_bound(self, n_samples):
+        """What a fit on ``n_samples`` rows is charged (``total_privacy_cost`` of a search).
+
+        With a public number of rows, the plan with its event. Otherwise the fit planned on
+        a noisy count and its spend has no event (basic composition): with ``epsilon`` as the
+        target, the target (never exceeded, whatever the count); with an explicit
+        ``noise_multiplier``, the count's share plus the plan on ``n_samples`` rows (the
+        fit's own epsilon follows its count, within a few percent of this at the count's
+        typical error).
+        """
+        if self._n_samples_known():
+            return self._privacy_plan(n_samples)
+        if self.noise_multiplier is None:
+            return self._privacy_spend(self.epsilon, self.delta)
+        plan = self._plan(n_samples)
+        return self._privacy_spend(COUNT_SHARE * float(self.epsilon) + plan.epsilon, self.delta)
+
     def _reserve_rest(self, count, plan):
         """Reserve the training of a plan whose epsilon was unknown before the count (an
         explicit ``noise_multiplier`` with a private number of rows); the count's share was

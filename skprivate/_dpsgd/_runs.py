@@ -175,7 +175,7 @@ class DPSGDFitMixin(DPSGDPlanMixin):
                 # and deltas added (Dwork and Roth 2014, Theorem 3.16), as in
                 # skprivate._row_count.
                 spend = self._privacy_spend(
-                    sum(call.epsilon for call in calls), min(sum(c.delta for c in calls), 1.0)
+                    sum(call.epsilon for call in calls), sum(call.delta for call in calls)
                 )
         # The spend of record: epsilon_, delta_ and the report are set from it there, and
         # nothing may change them afterwards.

@@ -23,8 +23,10 @@ NET_PARAMETERS_HEAD = fragment(
 
     max_epochs : int or "auto", default="auto"
         Epochs per call of ``fit`` (or ``partial_fit``). An epoch is
-        ``round(n_samples / batch_size)`` steps (at least one), so the number of steps, and
-        the privacy cost, depend only on public values. ``"auto"``: the whole number of
+        ``round(n_samples / batch_size)`` steps (at least one), where ``n_samples`` is the
+        noisy count of rows the call plans on (the exact number with
+        ``n_samples_public=True``), so the number of steps, and the privacy cost, depend
+        only on released or public values. ``"auto"``: the whole number of
         epochs closest to ten epochs kept within 2,000 to 5,000 steps (as
         :class:`~skprivate.linear_model.DPLSSGDClassifier`); the epochs run are ``n_iter_``.
 
@@ -332,8 +334,8 @@ CLASSIFIER_BODY = fragment(
     label only one row holds reveals that row), and the report says so in a caveat; pass
     ``classes`` (known without looking at the data) to avoid it.
 
-    **Defaults.** The "auto" plan is a function of public numbers only (``n_samples``,
-    ``epsilon``, ``delta``, ``max_grad_norm``): batch ``max(128, n_samples / 256)``, about
+    **Defaults.** The "auto" plan is a function of public numbers only (the noisy count
+    of rows ``n_samples``, ``epsilon``, ``delta``, ``max_grad_norm``): batch ``max(128, n_samples / 256)``, about
     ten epochs kept within 2,000 to 5,000 steps, a total step length ``lr x steps x
     max_grad_norm = 0.04 x n_samples x epsilon``, PLD accounting, no smoothing, and the
     tail average of the iterates. It was chosen on sklearn's digits (70/30 split,
