@@ -324,6 +324,13 @@ class DPSGDPlanMixin:
         ``batch_size`` above the noisy count is capped at it (every row at every step), a
         decision on the released count only, so that no error tells whether ``n`` is below
         ``batch_size``.
+
+        The count enters no sensitivity or noise scale here: each row's gradient is clipped
+        to ``max_grad_norm`` whatever ``n``, and the Poisson rate applies to whatever rows
+        there are, so the sampled Gaussian mechanism's guarantee holds for every count and
+        no lower confidence bound (no added delta) is needed; the divisors that read the
+        count (the expected batch size, the private row statistics) only rescale released
+        sums: post-processing.
         """
         if count.public:
             plan = self._plan(count.n_plan)
