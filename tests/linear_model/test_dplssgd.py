@@ -849,6 +849,13 @@ def test_row_count_reservation_reads_no_n(small_problem):
                             random_state=0).fit(X, y)
     assert [(s.epsilon, s.delta, s.event) for s in acc.spends] == [(1.0, 1e-5, None)]
     assert clf.epsilon_ <= 1.0
+    # the plan on a public n (what a private search's runs and their calibration read) is
+    # unchanged and keeps its event; what a fold of GridSearchCV is charged is the bound
+    plan = DPLSSGDClassifier(epsilon=1.0)._privacy_plan(300)
+    assert plan == DPLSSGDClassifier(epsilon=1.0, n_samples_public=True)._privacy_plan(300)
+    assert plan.event is not None
+    bound = DPLSSGDClassifier(epsilon=1.0)._spend_bound(300)
+    assert (bound.epsilon, bound.delta, bound.event) == (1.0, 1e-5, None)
     # explicit noise: the count's share first, the training once planned on the count
     acc = BudgetAccountant(epsilon=30.0, delta=1e-4)
     reg = DPLSSGDRegressor(epsilon=2.0, noise_multiplier=1.0, batch_size=60, max_iter=2,
