@@ -262,7 +262,7 @@ class DPEstimatorMixin:
 
     def _reserve_plan(self, n_samples):
         """Plan a fit on ``n_samples`` rows and reserve it in the accountant, if any."""
-        plan = self._privacy_plan(n_samples)
+        plan = self._reservation(n_samples)
         # Reserve the planned spend (check and record in one step), so that concurrent fits
         # sharing the accountant cannot both pass the check. The reservation is the spend of
         # record: it is never refunded, whether the fit ends early, fails or completes. An
@@ -278,6 +278,21 @@ class DPEstimatorMixin:
             self.accountant.spend(plan)
         self._reserved_spend = plan
         return plan
+
+    def _reservation(self, n_samples):
+        """The spend reserved before any value is read: the plan on ``n_samples`` rows.
+
+        An estimator whose plan must not read a private number of rows overrides this with
+        a bound that does not depend on it (see :mod:`skprivate._row_count`).
+        """
+        return self._privacy_plan(n_samples)
+
+    def _spend_bound(self, n_samples):
+        """What a fit on ``n_samples`` rows is charged, for those who cannot see the fit
+        (``total_privacy_cost`` of a search that keeps no fitted model): the plan, or an
+        estimator's bound when its fit plans on a noisy count (see :mod:`skprivate._row_count`).
+        """
+        return self._privacy_plan(n_samples)
 
     def _noise_rng(self):
         """The generator every noise draw of this fit must come from (see ``random_state``)."""

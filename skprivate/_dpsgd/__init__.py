@@ -2,7 +2,8 @@
 
 - :mod:`._plan`: the plan from public numbers (batch, steps, noise, learning rate, the
   ``"auto"`` policy, the tail average) and :class:`DPSGDPlanMixin`, which resolves it for
-  an estimator.
+  an estimator on the number of rows it may read: a noisy count released first
+  (:mod:`skprivate._row_count`), or the exact number when it is declared public.
 - :mod:`._runs`: the runs of a fit (one per call since the weights were initialised, each
   charged its plan), the epsilon of the steps run so far, and :class:`DPSGDFitMixin`, the
   end of every DP-SGD fit (fitted attributes, privacy report, the spend of record).

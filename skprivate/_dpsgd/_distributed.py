@@ -38,9 +38,11 @@ chunk (and, from the lineage of the collection, the chunk's rows) and gets the s
 row is skipped or counted twice and no extra noise is drawn (the noise is drawn by the
 driver once per step, after the sum has arrived).
 
-The row count ``n`` is public, as in memory (it sets ``q = batch_size / n`` and the
-accountant): a Dask collection must know its chunk sizes (``to_dask_array(lengths=True)``
-for a DataFrame, which counts the rows of each partition).
+The row count ``n`` is handled as in memory: the plan (``q = batch_size / n``, the steps,
+the divisors) reads a noisy count of it (:mod:`skprivate._row_count`) unless
+``n_samples_public=True``. The driver still needs the chunk sizes to address each chunk's
+rows in the sampler (``to_dask_array(lengths=True)`` for a DataFrame, which counts the rows
+of each partition); they locate rows and are never published.
 """
 
 import sys
@@ -89,12 +91,12 @@ def _to_dask_array(owner, name, data):
             )
         columns = getattr(data, "columns", None)
         # lengths=True counts the rows of each partition: the chunk sizes the blockwise
-        # sampler needs. The row count is public, as for an array in memory.
+        # sampler needs (the plan reads a noisy count of the rows, as in memory).
         data = data.to_dask_array(lengths=True)
     if any(np.isnan(c) for c in data.chunks[0]):
         raise ValueError(
             f"{owner}: {name} has unknown chunk sizes along the rows ({data.chunks[0]!r}). "
-            "The row count (public, as for an array in memory) and each chunk's size are "
+            "Each chunk's size is "
             f"needed before the fit: call {name}.compute_chunk_sizes() first, or build it "
             "with to_dask_array(lengths=True)."
         )
@@ -223,6 +225,8 @@ def fit_dask(estimator, X, y, *, classifier):
     # Keep the chunks in the workers' memory for the many passes of the fit (dask-ml's
     # solvers do the same); they are released when the fit returns.
     X, y = dask.persist(X, y)
+    # the first draw, before any value is used; X's length is known from its chunks
+    count = estimator._row_count(X.shape[0], rng)
     if classifier:
         _check_finite(owner, X)
         estimator.classes_, y_index, caveats = _dask_classes(owner, estimator.classes, y)
@@ -231,12 +235,14 @@ def fit_dask(estimator, X, y, *, classifier):
         else:
             n_outputs, y_encoded = len(estimator.classes_), y_index
         (y_encoded,) = dask.persist(y_encoded)
-        coef, intercept = estimator._fit_linear(X, y_encoded, rng, n_outputs, caveats=caveats)
+        coef, intercept = estimator._fit_linear(
+            X, y_encoded, rng, n_outputs, count, caveats=caveats
+        )
         estimator.coef_, estimator.intercept_ = coef, intercept
     else:
         (y,) = dask.persist(y.astype(np.float64))
         _check_finite(owner, X, y)
-        coef, intercept = estimator._fit_linear(X, y, rng, 1, estimator.huber_threshold)
+        coef, intercept = estimator._fit_linear(X, y, rng, 1, count, estimator.huber_threshold)
         estimator.coef_, estimator.intercept_ = coef.ravel(), float(intercept[0])
     return estimator
 

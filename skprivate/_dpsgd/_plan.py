@@ -13,6 +13,7 @@ import numpy as np
 from scipy.stats import norm
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._row_count import COUNT_SHARE, NoisyCount, count_report, release_row_count
 from ..accounting import dpsgd_epsilon, dpsgd_event, dpsgd_noise_multiplier
 from ..accounting._calibrate import solve_monotone
 from ..exceptions import InfeasiblePrivacyError
@@ -227,7 +228,11 @@ class DPSGDPlanMixin:
     ``_AUTO_BATCH_SIZE`` (the expected batch of ``batch_size="auto"``; None, the default:
     :func:`auto_batch_size`), and may extend ``_check_params`` (calling this one first).
     :attr:`_dpsgd_parameter_constraints` validates the parameters every DP-SGD estimator
-    shares (smoothing, clipping, noise, batches, accounting).
+    shares (smoothing, clipping, noise, batches, accounting, ``n_samples_public``).
+
+    The number of rows a fit plans on is released first (:meth:`_row_count`,
+    :mod:`skprivate._row_count`) unless it is public; :meth:`_count_plan` plans on it and
+    gives the call's spend.
     """
 
     _AUTO_BATCH_SIZE = None
@@ -240,6 +245,7 @@ class DPSGDPlanMixin:
         "noise_multiplier": [Interval(Real, 0, np.inf, closed="neither"), None],
         "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "accounting": [StrOptions({"rdp", "pld"})],
+        "n_samples_public": ["boolean"],
     }
 
     def _check_params(self, n_samples):
@@ -251,27 +257,145 @@ class DPSGDPlanMixin:
                 "(batch_size=n_samples uses every row at every step) or batch_size='auto'."
             )
 
-    def _plan(self, n_samples):
-        """Noise, sampling rate and steps of a fit on ``n_samples`` rows (public values only)."""
-        # A private search's run trains on a random part of the rows whose realised size is
-        # private; the search sets this public number (the part's expected size) to plan on.
-        n_samples = public_n_samples(self, n_samples)
-        self._check_params(n_samples)
+    def _n_samples_known(self):
+        """Whether the plan may read the number of rows: declared public, or the public
+        planned size a private search set (:data:`PUBLIC_N_SAMPLES`)."""
+        return bool(self.n_samples_public) or getattr(self, PUBLIC_N_SAMPLES, None) is not None
+
+    def _row_count(self, n_samples, rng):
+        """The number of rows this call plans on (:class:`skprivate._row_count.NoisyCount`).
+
+        Call right after ``rng = self._noise_rng()``, before any value of ``X`` is read. A
+        private search's planned size (:data:`PUBLIC_N_SAMPLES`) is public (the search
+        released its own count); ``n_samples_public=True`` reads ``n_samples`` exactly;
+        otherwise ``n_samples`` plus discrete Laplace noise, ``COUNT_SHARE * epsilon`` (with
+        an explicit ``noise_multiplier``, ``epsilon`` still sets the count's share). With a
+        public number nothing is drawn from ``rng``, so the fit is today's, bit for bit.
+        """
+        searched = getattr(self, PUBLIC_N_SAMPLES, None)
+        if searched is not None:
+            return NoisyCount(int(searched), 0.0, None, True)
+        return release_row_count(
+            n_samples, float(self.epsilon), public=bool(self.n_samples_public), rng=rng
+        )
+
+    def _count_report(self, count):
+        """The report entry that says how the number of rows entered this call."""
+        if getattr(self, PUBLIC_N_SAMPLES, None) is not None:
+            return {"number of rows": (
+                f"{count.n_plan}, the planned size of a private search's run (the search "
+                "released its own noisy count and accounts for it)"
+            )}
+        return count_report(count)
+
+    def _plan(self, n_samples, epsilon=None, batch_size=None):
+        """Noise, sampling rate and steps of a fit planned on ``n_samples`` rows.
+
+        ``n_samples`` must be public or released (a noisy count); ``epsilon`` is the budget
+        the noise is calibrated to (default: the ``epsilon`` parameter; ignored with an
+        explicit ``noise_multiplier``); ``batch_size`` replaces the parameter (a cap).
+        """
+        if batch_size is None:
+            self._check_params(n_samples)
+            batch_size = self.batch_size
         return plan_dpsgd(
             type(self).__name__,
             n_samples,
-            batch_size=self.batch_size,
+            batch_size=batch_size,
             auto_batch_size=self._AUTO_BATCH_SIZE,
-            epochs=self._epochs(n_samples),
+            epochs=self._epochs(n_samples, batch_size),
             epochs_name=self._EPOCHS_PARAM,
-            epsilon=self.epsilon,
+            epsilon=self.epsilon if epsilon is None else epsilon,
             delta=self.delta,
             noise_multiplier=self.noise_multiplier,
             accounting=self.accounting,
             private_statistics=self._private_statistics(),
         )
 
-    def _epochs(self, n_samples):
+    def _count_plan(self, count):
+        """``(plan, spend)`` of a call that plans on ``count`` (from :meth:`_row_count`).
+
+        Public count: the plan on that number and its spend with the dp-accounting event, as
+        :meth:`_privacy_plan`. Released count: the plan on the noisy number, its noise
+        calibrated to what the count left, ``epsilon - count.epsilon``; the spend is the
+        basic composition ``count.epsilon + plan.epsilon`` with no event, because the plan
+        was chosen from the count (the adaptive composition argument of
+        :mod:`skprivate._row_count`: Dwork, Rothblum and Vadhan 2010, Theorem III.3). A fixed
+        ``batch_size`` above the noisy count is capped at it (every row at every step), a
+        decision on the released count only, so that no error tells whether ``n`` is below
+        ``batch_size``.
+
+        The count enters no sensitivity or noise scale here: each row's gradient is clipped
+        to ``max_grad_norm`` whatever ``n``, and the Poisson rate applies to whatever rows
+        there are, so the sampled Gaussian mechanism's guarantee holds for every count and
+        no lower confidence bound (no added delta) is needed; the divisors that read the
+        count (the expected batch size, the private row statistics) only rescale released
+        sums: post-processing.
+        """
+        if count.public:
+            plan = self._plan(count.n_plan)
+            return plan, self._spend_of(plan)
+        batch_size = self.batch_size
+        if batch_size != "auto":
+            batch_size = min(batch_size, count.n_plan)
+        try:
+            plan = self._plan(count.n_plan, self._rest_epsilon(count), batch_size)
+        except InfeasiblePrivacyError as exc:
+            raise InfeasiblePrivacyError(
+                f"{exc} (The training gets epsilon={self.epsilon!r} less the "
+                f"{count.epsilon:.3g} of the noisy count of rows it was planned on; pass "
+                "n_samples_public=True if the number of rows is public.)"
+            ) from exc
+        spend = self._privacy_spend(count.epsilon + plan.epsilon, self.delta)
+        return plan, spend
+
+    def _rest_epsilon(self, count):
+        """The budget left to the training after the count (None with a given noise)."""
+        return None if self.noise_multiplier is not None else float(self.epsilon) - count.epsilon
+
+    def _reservation(self, n_samples):
+        """What to reserve in the accountant before any value is read.
+
+        With a public number of rows, the plan (:meth:`_privacy_plan`). Otherwise the plan
+        must not read ``n_samples``: with ``epsilon`` as the target, the target itself (an
+        upper bound of ``count.epsilon + plan.epsilon`` whatever the count), no event; with
+        an explicit ``noise_multiplier`` the training's epsilon depends on the noisy count
+        (its sampling rate and steps), which is not drawn yet, so only the count's share is
+        reserved here and the training's epsilon once planned (:meth:`_reserve_rest`).
+        """
+        if self._n_samples_known():
+            return self._privacy_plan(n_samples)
+        if self.noise_multiplier is None:
+            return self._privacy_spend(self.epsilon, self.delta)
+        return self._privacy_spend(COUNT_SHARE * float(self.epsilon), 0.0)
+
+    def _spend_bound(self, n_samples):
+        """What a fit on ``n_samples`` rows is charged (``total_privacy_cost`` of a search).
+
+        With a public number of rows, the plan with its event. Otherwise the fit planned on
+        a noisy count and its spend has no event (basic composition): with ``epsilon`` as the
+        target, the target (never exceeded, whatever the count); with an explicit
+        ``noise_multiplier``, the count's share plus the plan on ``n_samples`` rows (the
+        fit's own epsilon follows its count, within a few percent of this at the count's
+        typical error).
+        """
+        if self._n_samples_known():
+            return self._privacy_plan(n_samples)
+        if self.noise_multiplier is None:
+            return self._privacy_spend(self.epsilon, self.delta)
+        plan = self._plan(n_samples)
+        return self._privacy_spend(COUNT_SHARE * float(self.epsilon) + plan.epsilon, self.delta)
+
+    def _reserve_rest(self, count, plan):
+        """Reserve the training of a plan whose epsilon was unknown before the count (an
+        explicit ``noise_multiplier`` with a private number of rows); the count's share was
+        reserved before (:meth:`_reservation`). Refused by the accountant like any spend;
+        the count stays charged, since it was released."""
+        if count.public or self.noise_multiplier is None or self.accountant is None:
+            return
+        self.accountant.spend(self._privacy_spend(plan.epsilon, self.delta))
+
+    def _epochs(self, n_samples, batch_size):
         """The epochs parameter as the plan uses it (a subclass may resolve an "auto")."""
         return getattr(self, self._EPOCHS_PARAM)
 
@@ -290,8 +414,7 @@ class DPSGDPlanMixin:
             return plan.n_steps // 2
         return 0 if self.average else None
 
-    def _privacy_plan(self, n_samples):
-        plan = self._plan(n_samples)
+    def _spend_of(self, plan):
         return self._privacy_spend(
             plan.epsilon,
             self.delta,
@@ -300,3 +423,11 @@ class DPSGDPlanMixin:
                 gaussian_noise_multipliers=plan.stats_noise_multipliers,
             ),
         )
+
+    def _privacy_plan(self, n_samples):
+        """The spend of a fit on ``n_samples`` rows taken as public (a private search's
+        planned size, ``total_privacy_cost``); a fit that releases its count spends at most
+        ``epsilon`` (see :meth:`_reservation`)."""
+        # A private search's run trains on a random part of the rows whose realised size is
+        # private; the search sets this public number (the part's expected size) to plan on.
+        return self._spend_of(self._plan(public_n_samples(self, n_samples)))

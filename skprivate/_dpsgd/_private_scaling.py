@@ -17,9 +17,10 @@ neighbours:
    the norm at which rows are clipped in the second release (post-processing).
 2. The sum over rows of ``(c_i x_i / R, ||c_i x_i||^2 / R^2)`` with ``c_i = min(1, R/||x_i||)``:
    each row's vector has L2 norm at most ``sqrt(2)``, so ``N(0, 2 sigma_m^2)`` per coordinate
-   is the Gaussian mechanism with noise multiplier ``sigma_m``. Divided by the public ``n``
+   is the Gaussian mechanism with noise multiplier ``sigma_m``. Divided by the number of
+   rows planned on (the fit's noisy count, :mod:`skprivate._row_count`, or a public ``n``)
    it gives the mean row ``offset`` and the mean squared norm, hence the root mean squared
-   norm of the centred rows, ``scale`` (post-processing).
+   norm of the centred rows, ``scale`` (post-processing of two releases).
 """
 
 import math
@@ -68,8 +69,9 @@ def private_row_statistics(X, sq_norms, *, sigma_hist, sigma_mean, rng, noise, n
     """Noisy ``(offset, scale, clip_norm)`` of the rows of ``X`` (see the module docstring).
 
     ``sq_norms`` are the squared row norms; ``noise(std, size, rng)`` draws the Gaussian
-    noise; sums are divided by the public number of rows ``n_public`` (default: the rows of
-    ``X``; a private search passes its planned, public size). ``offset`` has shape
+    noise; sums are divided by ``n_public``, the number of rows the fit planned on (its
+    noisy count, a declared public ``n`` or a private search's planned size; default: the
+    rows of ``X``). ``offset`` has shape
     ``(n_features,)``; ``scale > 0``. When the fullest noisy bin holds fewer than
     ``_SIGNIFICANT`` times ``sigma_hist`` (a table too small for its budget: pure noise in
     one of the 62 bins reaches 3.5 sigma with probability about 1.4 %), its position says

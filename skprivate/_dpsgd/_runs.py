@@ -46,6 +46,7 @@ class Run:
         self.pld_steps = 0
         self.pld_width = None  # the PLD grid of the plan (0.0: the RDP bound is reported)
         self.pld_blocks = {}
+        self.count_epsilon = 0.0  # this call's noisy count, added (basic composition)
 
     def epsilon_so_far(self, earlier, delta, accounting):
         """Epsilon of the ``earlier`` runs (``(z, q, steps)`` each) and this run's steps so far.
@@ -54,6 +55,9 @@ class Run:
         earlier run, once every planned step ran it is the plan's own epsilon, so that the
         last value reported equals ``epsilon_``.
         """
+        return self.count_epsilon + self._steps_epsilon(earlier, delta, accounting)
+
+    def _steps_epsilon(self, earlier, delta, accounting):
         plan = self.plan
         if not earlier and self.steps == plan.n_steps:
             return plan.epsilon
@@ -117,41 +121,62 @@ class DPSGDFitMixin(DPSGDPlanMixin):
         return report
 
     def _finish_dpsgd_fit(
-        self, plan, n_samples, *, gradients, n_steps, n_iter, steps_run=None, runs=(),
-        caveats=(), **extra,
+        self, plan, n_samples, *, count, call_spend, gradients, n_steps, n_iter,
+        steps_run=None, runs=(), calls=(), caveats=(), **extra,
     ):
         """Set the fitted attributes, assemble the report and hand the spend to
         ``_finish_private_fit``.
 
-        ``plan`` is this call's plan; ``n_steps`` and ``n_iter`` the steps and epochs the
-        model has been trained for (``n_steps_``, ``n_iter_``); ``steps_run`` the steps this
-        call ran, when it may have stopped before its plan; ``runs`` the ``(z, q, planned
-        steps)`` of every call since the weights were initialised, this one included (empty
-        for an estimator trained by one call); ``extra`` further report entries. Any
-        fitted attribute the report reads (``max_grad_norm_``) must be set before.
+        ``plan`` is this call's plan, made on ``count`` (:meth:`_row_count`) with spend
+        ``call_spend`` (:meth:`_count_plan`); ``n_steps`` and ``n_iter`` the steps and epochs
+        the model has been trained for (``n_steps_``, ``n_iter_``); ``steps_run`` the steps
+        this call ran, when it may have stopped before its plan; ``runs`` the ``(z, q,
+        planned steps)`` and ``calls`` the spends of every call since the weights were
+        initialised, this one included (empty for an estimator trained by one call);
+        ``extra`` further report entries. Any fitted attribute the report reads
+        (``max_grad_norm_``) must be set before.
         """
         self.noise_multiplier_ = plan.noise_multiplier
         self.sample_rate_ = plan.sample_rate
         self.n_steps_ = n_steps
         self.n_iter_ = n_iter
         report = self._dpsgd_report(plan, gradients=gradients, steps=n_steps, **extra)
+        report.update(self._count_report(count))
+        if not count.public:
+            report["composition"] = (
+                f"basic: the noisy count (epsilon {count.epsilon:.4g}) plus the training "
+                f"(epsilon {plan.epsilon:.4g}), whose plan was chosen from the count; no "
+                "dp-accounting event is kept, so accountants add this fit's epsilon"
+            )
         if steps_run is not None and steps_run < plan.n_steps:
             report["stopped_early"] = (
                 f"{steps_run} of {plan.n_steps} planned steps ran; epsilon is the planned "
                 "one, because when training stopped was read from the data"
             )
-        # The spend reserved before the fit (the same plan, recomputed if none was reserved).
-        call_spend = getattr(self, "_reserved_spend", None) or self._privacy_plan(n_samples)
+        if count.public:
+            # The reservation made before any value was read is this very plan: keep the
+            # one object of record (a private count reserved a bound, see _reservation).
+            call_spend = getattr(self, "_reserved_spend", None) or call_spend
         spend = call_spend
         if len(runs) > 1:
             # The weights depend on every call since initialization: the guarantee, the
-            # warning and the caveats are those of their composition (RDP or PLD over all
-            # runs); the accountant records each call's own plan.
-            delta = float(self.delta)
+            # warning and the caveats are those of their composition; the accountant
+            # records each call's own spend.
             report["calls"] = len(runs)
             report["epsilon_this_call"] = call_spend.epsilon
-            total = composed_epsilon(runs, delta, self.accounting)
-            spend = self._privacy_spend(total, delta, event=runs_event(runs))
+            if all(call.event is not None for call in calls):
+                # every plan read a public number of rows: RDP or PLD over all runs
+                delta = float(self.delta)
+                total = composed_epsilon(runs, delta, self.accounting)
+                spend = self._privacy_spend(total, delta, event=runs_event(runs))
+            else:
+                # A call planned on its own noisy count: its runs' parameters were chosen
+                # from it, so the calls compose by basic (adaptive) composition, epsilons
+                # and deltas added (Dwork and Roth 2014, Theorem 3.16), as in
+                # skprivate._row_count.
+                spend = self._privacy_spend(
+                    sum(call.epsilon for call in calls), sum(call.delta for call in calls)
+                )
         # The spend of record: epsilon_, delta_ and the report are set from it there, and
         # nothing may change them afterwards.
         self._finish_private_fit(spend, report, n_samples, caveats, recorded=call_spend)

@@ -203,7 +203,10 @@ def _search_spends(search, X, y, groups):
         candidate = clone(search.estimator).set_params(**params)
         parts = _dp_parts(candidate)
         for n_train in fold_sizes:
-            spends.extend(part._privacy_plan(n_train) for part in parts)
+            # what each fold's fit is charged (a bound where it planned on a noisy count)
+            spends.extend(
+                getattr(part, "_spend_bound", part._privacy_plan)(n_train) for part in parts
+            )
     if hasattr(search, "best_estimator_"):  # the refit on all rows
         spends.extend(_fitted_spends(search.best_estimator_))
     # The search itself is the first leak (its noiseless choice); its candidates' steps follow.

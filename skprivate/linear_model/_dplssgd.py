@@ -91,7 +91,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         epsilon`` with a numeric ``max_grad_norm``), where ``epsilon`` is the plan's; it
         grows with ``n epsilon`` because the signal-to-noise ratio of a step does; a
         quarter of that for ``loss="hinge"``.
-        Chosen from public numbers only (``n_samples``, ``epsilon``, ``delta``), measured
+        Chosen from public numbers only (the noisy count of rows, ``epsilon``, ``delta``), measured
         on digits, breast cancer and Adult under two input scalings (see Notes).
 
     %(dpsgd_alpha)s
@@ -110,6 +110,8 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
     %(verbose_steps)s
 
     %(classes_public)s
+
+    %(n_samples_public)s
 
     Attributes
     ----------
@@ -172,8 +174,9 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
     composed with the steps in the same accountant, so ``epsilon_`` covers them.
 
     **How the defaults were chosen.** Every "auto" value is a function of public numbers
-    only (``n_samples``, ``epsilon``, ``delta``; never a value read from the rows outside
-    the accounted releases), so two tables of the same size get the same plan. What
+    only (the noisy count of rows, ``epsilon``, ``delta``; never a value read from the rows
+    outside the accounted releases), so two tables of the same noisy count get the same
+    plan. What
     decides accuracy is the total step length, and its best value grows with ``n
     epsilon``; the rule (batch ``max(128, n / 256)``, ten epochs within 2,000 to 5,000
     steps, total step length ``0.13 n epsilon`` in the units of the privately
@@ -183,8 +186,19 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
     centring is what makes the two scalings agree. The numbers are in the DP-LSSGD user
     guide and ``benchmarks/dplssgd_utility.py``.
 
-    **What must be public.** The number of rows ``n_samples`` (it sets the sampling rate and
-    the number of steps), the parameters, and every preprocessing: scale features with
+    **The number of rows.** It differs between neighbours, so it is not read as public: the
+    fit first releases ``n + Z`` with ``Z`` discrete Laplace noise (5 % of ``epsilon``) and
+    plans everything on that count (batch and sampling rate, steps, the "auto" learning
+    rate, the divisors of the private centring and of the step); the training is
+    calibrated to the remaining ``0.95 epsilon``. The two compose by basic composition
+    (the plan is chosen from the count), so ``epsilon_`` is their sum and the spend keeps
+    no dp-accounting event. ``n_samples_public=True`` skips the count when the number of
+    rows is known to everyone (the report then says "treated as public"). A fixed
+    ``batch_size`` above the noisy count is capped at it. With an explicit
+    ``noise_multiplier`` the training's epsilon depends on the noisy count, so the
+    accountant is asked for the count's share first and for the training once planned.
+
+    **What must be public.** The parameters, and every preprocessing: scale features with
     bounds known without looking at the data (for example ``X / 16`` for 4-bit pixels),
     not with a ``StandardScaler`` fitted on the private rows, which is outside the
     guarantee. With the defaults the scale and offset of the features need not be tuned
@@ -244,6 +258,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         random_state=None,
         verbose=0,
         classes=None,
+        n_samples_public=False,
     ):
         self.loss = loss
         self.epsilon = epsilon
@@ -264,6 +279,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.classes = classes
+        self.n_samples_public = n_samples_public
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -287,6 +303,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
         self._begin_private_fit(X)
         rng = self._noise_rng()
         X, y = validate_numeric(self, X, y, accept_sparse="csr", dtype=np.float64)
+        count = self._row_count(X.shape[0], rng)  # the first draw, before any value is used
         check_classification_targets(y)
         self.classes_, y_index, caveats = _resolve_classes(
             type(self).__name__, self.classes, y
@@ -296,7 +313,7 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
             n_outputs, y_encoded = 1, y_index.astype(np.float64)
         else:
             n_outputs, y_encoded = n_classes, y_index
-        coef, intercept = self._fit_linear(X, y_encoded, rng, n_outputs, caveats=caveats)
+        coef, intercept = self._fit_linear(X, y_encoded, rng, n_outputs, count, caveats=caveats)
         self.coef_ = coef
         self.intercept_ = intercept
         return self
@@ -448,6 +465,8 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
 
     %(verbose_steps)s
 
+    %(n_samples_public)s
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -494,7 +513,10 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
     ``max_grad_norm="auto"``; smoothing, penalty, averaging and the step are
     post-processing [3]_. The "auto" plan is the classifier's (see its Notes).
 
-    **What must be public.** ``n_samples``, the parameters, and the scaling of ``X`` and of
+    **The number of rows** is released with noise and planned on, as for
+    :class:`DPLSSGDClassifier` (``n_samples_public=True`` reads it exactly).
+
+    **What must be public.** The parameters, and the scaling of ``X`` and of
     ``y``: bring both to about unit range with bounds known without looking at the data.
     Clipping bounds each row's influence whatever its values, but targets far from zero
     (say in the hundreds) make almost every gradient clipped and learning slow.
@@ -546,6 +568,7 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
         accountant=None,
         random_state=None,
         verbose=0,
+        n_samples_public=False,
     ):
         self.loss = loss
         self.huber_threshold = huber_threshold
@@ -566,6 +589,7 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
         self.accountant = accountant
         self.random_state = random_state
         self.verbose = verbose
+        self.n_samples_public = n_samples_public
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -589,8 +613,9 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
         self._begin_private_fit(X)
         rng = self._noise_rng()
         X, y = validate_numeric(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
+        count = self._row_count(X.shape[0], rng)  # the first draw, before any value is used
         coef, intercept = self._fit_linear(
-            X, y.astype(np.float64, copy=False), rng, 1, self.huber_threshold
+            X, y.astype(np.float64, copy=False), rng, 1, count, self.huber_threshold
         )
         self.coef_ = coef.ravel()
         self.intercept_ = float(intercept[0])

@@ -18,7 +18,6 @@ from .._dpsgd._plan import (
     _AUTO_ROW_NORM,
     DPSGDPlanMixin,
     auto_learning_rate,
-    public_n_samples,
 )
 from .._dpsgd._private_scaling import private_row_statistics
 from .._dpsgd._runs import DPSGDFitMixin
@@ -49,9 +48,9 @@ class _BaseDPLSSGD(DPSGDFitMixin, DPEstimatorMixin):
         # max_grad_norm="auto" clips in the units of privately centred and scaled rows.
         return self.max_grad_norm == "auto"
 
-    def _plan(self, n_samples):
-        plan = super()._plan(n_samples)
-        learning_rate = self._resolved(plan, public_n_samples(self, n_samples))[0]
+    def _plan(self, n_samples, epsilon=None, batch_size=None):
+        plan = super()._plan(n_samples, epsilon, batch_size)
+        learning_rate = self._resolved(plan, n_samples)[0]
         if self.alpha * learning_rate >= 2:
             raise ValueError(
                 f"{type(self).__name__}: alpha * learning_rate = {self.alpha * learning_rate:.4g}"
@@ -66,7 +65,8 @@ class _BaseDPLSSGD(DPSGDFitMixin, DPEstimatorMixin):
         """``(learning_rate, max_grad_norm, average_from)`` of a plan, "auto" resolved.
 
         Public values only: the plan (itself a function of ``n_samples``, ``epsilon`` and
-        ``delta``) and the parameters. See the comment above ``_AUTO_TOTAL_STEP`` in
+        ``delta``), ``n_samples`` (the number planned on: public or a noisy count) and the
+        parameters. See the comment above ``_AUTO_TOTAL_STEP`` in
         ``skprivate._dpsgd._plan`` for how the rule was measured.
         """
         standardised = self.max_grad_norm == "auto"
@@ -80,10 +80,15 @@ class _BaseDPLSSGD(DPSGDFitMixin, DPEstimatorMixin):
             learning_rate = float(self.learning_rate)
         return learning_rate, clip, self._average_from(plan)
 
-    def _fit_linear(self, X, y, rng, n_outputs, huber_threshold=None, caveats=()):
+    def _fit_linear(self, X, y, rng, n_outputs, count, huber_threshold=None, caveats=()):
+        """Train on ``X``, ``y`` with the plan made on ``count`` (:meth:`_row_count`, drawn
+        before any value of ``X`` was read); returns ``(coef, intercept)``."""
         n_samples = X.shape[0]
-        plan = self._plan(n_samples)  # cached: the same numbers _begin_private_fit checked
-        public_n = public_n_samples(self, n_samples)
+        # Everything below plans on and divides by count.n_plan, never the realised n:
+        # dividing a released sum by the released count is post-processing.
+        plan, call_spend = self._count_plan(count)  # cached calibration
+        self._reserve_rest(count, plan)
+        public_n = count.n_plan
         learning_rate, clip, average = self._resolved(plan, public_n)
         offset, row_scale = None, 1.0
         if plan.stats_noise_multipliers:
@@ -146,6 +151,8 @@ class _BaseDPLSSGD(DPSGDFitMixin, DPEstimatorMixin):
         self._finish_dpsgd_fit(
             plan,
             n_samples,
+            count=count,
+            call_spend=call_spend,
             gradients="the whole parameter vector",
             n_steps=plan.n_steps,
             n_iter=-(-plan.n_steps // plan.steps_per_epoch),  # epochs, rounded up

@@ -23,8 +23,10 @@ NET_PARAMETERS_HEAD = fragment(
 
     max_epochs : int or "auto", default="auto"
         Epochs per call of ``fit`` (or ``partial_fit``). An epoch is
-        ``round(n_samples / batch_size)`` steps (at least one), so the number of steps, and
-        the privacy cost, depend only on public values. ``"auto"``: the whole number of
+        ``round(n_samples / batch_size)`` steps (at least one), where ``n_samples`` is the
+        noisy count of rows the call plans on (the exact number with
+        ``n_samples_public=True``), so the number of steps, and the privacy cost, depend
+        only on released or public values. ``"auto"``: the whole number of
         epochs closest to ten epochs kept within 2,000 to 5,000 steps (as
         :class:`~skprivate.linear_model.DPLSSGDClassifier`); the epochs run are ``n_iter_``.
 
@@ -104,6 +106,8 @@ NET_PARAMETERS_TAIL = fragment(
         Generator makes the fit reproducible, for tests and documentation only; anyone who
         knows the seed can remove the noise, so the fit then emits a
         :class:`~skprivate.exceptions.PrivacyLeakWarning`.
+
+    %(n_samples_public)s
 
     iterator_train : class, default=torch.utils.data.DataLoader
         Builds the training batches. It is called with a ``batch_sampler`` that draws the
@@ -221,8 +225,15 @@ NET_NOTES = fragment(
     every optimizer the cost is that of DP-SGD with the same noise, rate and steps. The
     privacy step is the net's own ``train_step``, not a callback.
 
-    **What must be public.** The number of rows (it sets the sampling rate and the number
-    of steps); the architecture, the initial weights of a module instance, and every
+    **The number of rows.** It differs between neighbours, so each call first releases
+    ``n + Z`` with ``Z`` discrete Laplace noise (5 % of ``epsilon``) and plans on that
+    count: the batch and sampling rate, the epochs and steps, the "auto" learning rate and
+    the divisor of the noisy sum (the expected batch size). The training is calibrated to
+    the remaining ``0.95 epsilon``; the two compose by basic composition (the plan is chosen
+    from the count), so ``epsilon_`` is their sum. ``n_samples_public=True`` reads the
+    number exactly when everyone knows it (the report then says "treated as public").
+
+    **What must be public.** The architecture, the initial weights of a module instance, and every
     hyperparameter, chosen without looking at the private data (a search on the private
     rows costs privacy too: see :func:`~skprivate.accounting.total_privacy_cost`); and every
     preprocessing: scale inputs with bounds known without looking at the data (for example
@@ -239,7 +250,9 @@ NET_NOTES = fragment(
     its own planned budget, which an ``accountant`` records before the call;
     ``epsilon_`` is the composition of all calls since the module was initialized, a valid
     bound whether or not the calls saw the same rows, and the caveats and the warning of
-    each call are those of that composed value.
+    each call are those of that composed value. With ``n_samples_public=True`` the calls
+    compose in PLD or Renyi DP; otherwise each call planned on its own noisy count and the
+    calls compose by basic composition (epsilons and deltas added).
 
     **Randomness.** With ``random_state=None`` the noise and the batches come from a
     generator seeded from the operating system, and torch's noise generator (on the
@@ -321,8 +334,8 @@ CLASSIFIER_BODY = fragment(
     label only one row holds reveals that row), and the report says so in a caveat; pass
     ``classes`` (known without looking at the data) to avoid it.
 
-    **Defaults.** The "auto" plan is a function of public numbers only (``n_samples``,
-    ``epsilon``, ``delta``, ``max_grad_norm``): batch ``max(128, n_samples / 256)``, about
+    **Defaults.** The "auto" plan is a function of public numbers only (the noisy count
+    of rows ``n_samples``, ``epsilon``, ``delta``, ``max_grad_norm``): batch ``max(128, n_samples / 256)``, about
     ten epochs kept within 2,000 to 5,000 steps, a total step length ``lr x steps x
     max_grad_norm = 0.04 x n_samples x epsilon``, PLD accounting, no smoothing, and the
     tail average of the iterates. It was chosen on sklearn's digits (70/30 split,

@@ -28,7 +28,6 @@ from .._dpsgd._plan import (
     auto_batch_size,
     auto_steps,
     epoch_steps,
-    public_n_samples,
     spread_total_step,
 )
 from .._dpsgd._distributed import refuse_dask
@@ -102,19 +101,19 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
 
     _EPOCHS_PARAM = "max_epochs"
 
-    def _epochs(self, n_samples):
+    def _epochs(self, n_samples, batch_size):
         """``max_epochs`` with ``"auto"`` resolved: about ``auto_steps`` steps in whole epochs,
         so that the plan's steps are exactly the ``epochs x steps per epoch`` the fit runs."""
         if self.max_epochs != "auto":
             return self.max_epochs
-        batch = auto_batch_size(n_samples) if self.batch_size == "auto" else self.batch_size
+        batch = auto_batch_size(n_samples) if batch_size == "auto" else batch_size
         return max(1, round(auto_steps(n_samples, batch) / epoch_steps(n_samples, batch)))
 
     def _learning_rate(self, plan, n_samples):
-        """``lr`` with ``"auto"`` resolved: total step ``_AUTO_TOTAL_STEP n epsilon`` (public)."""
+        """``lr`` with ``"auto"`` resolved: total step ``_AUTO_TOTAL_STEP n epsilon`` on the
+        number of rows planned on (public, or the noisy count)."""
         if self.lr != "auto":
             return float(self.lr)
-        n_samples = public_n_samples(self, n_samples)
         return spread_total_step(
             _AUTO_TOTAL_STEP, n_samples, plan.epsilon, plan.n_steps, float(self.max_grad_norm)
         )
@@ -151,6 +150,7 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
         # (noise multiplier, sample rate, planned steps) of every call since this
         # initialization: what the weights cost
         self._dp_runs_ = []
+        self._dp_calls_ = []  # the spend of each of those calls
         self._dp_steps_ = 0
         self._dp_epochs_ = 0
         return super().initialize()
@@ -212,10 +212,13 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
         refuse_dask(type(self).__name__, X, y)  # the nets train in memory only (issue 20)
         self._begin_private_fit(X)  # before any value of X is read
         n_samples = _count_rows(X)
-        X, y = self._check_fit_inputs(X, y, fresh)
-        plan = self._plan(n_samples)  # cached: the numbers the accountant just checked
-        learning_rate = self._learning_rate(plan, n_samples)
         rng = self._noise_rng()
+        # the first draw, before any value of X is read: everything below plans on it
+        count = self._row_count(n_samples, rng)
+        X, y = self._check_fit_inputs(X, y, fresh)
+        plan, call_spend = self._count_plan(count)  # cached calibration
+        self._reserve_rest(count, plan)
+        learning_rate = self._learning_rate(plan, count.n_plan)
         torch_seed, noise_seed = (int(s) for s in rng.integers(0, 2**63 - 1, size=2))
         with _seeded_torch_rng(self.device, torch_seed):
             previous_lr = getattr(self, "_dp_auto_lr", None)
@@ -232,6 +235,8 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
             generator.manual_seed(noise_seed)
             smoother = BlockSmoother(self.smoothing, self.smoothing_order, self.smoothing_blocks)
             run = _Run(plan, n_samples, rng, generator, smoother)
+            run.count, run.call_spend = count, call_spend
+            run.count_epsilon = count.epsilon
             run.epochs_planned = plan.n_steps // plan.steps_per_epoch
             run.average_from = self._average_from(plan)
             self._dp_run_ = run
@@ -273,9 +278,13 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
                 f"has {run.n_samples}; the privacy plan was made for {run.n_samples}."
             )
         self._materialize_lazy_parameters(dataset_train)
-        # The expected batch size is public (rate times the number of training rows).
-        # (a private search's run divides by its public planned size, not the realised one)
-        run.divisor = run.plan.sample_rate * public_n_samples(self, len(dataset_train))
+        # The expected batch size: the rate times the number of rows planned on (the noisy
+        # count, or a public number), never the realised one; dividing the noisy sum by it
+        # is post-processing. A train_split leaves a fraction of the rows for validation
+        # (unprotected, a caveat of the fit), and the divisor follows that fraction. (The
+        # product n_plan x len / n is exactly len when n_plan = n: the public fit's divisor.)
+        n_train = run.count.n_plan * len(dataset_train) / run.n_samples
+        run.divisor = run.plan.sample_rate * n_train
         on_epoch = {"dataset_train": dataset_train, "dataset_valid": dataset_valid}
         iterator_train = self.get_iterator(dataset_train, training=True)
         iterator_valid = None
@@ -340,6 +349,7 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
         # Every call is accounted at its plan, not at the steps that ran (see
         # skprivate._dpsgd._runs): the weights cost the composition of every call's plan.
         self._dp_runs_.append((plan.noise_multiplier, plan.sample_rate, plan.n_steps))
+        self._dp_calls_.append(run.call_spend)
         self._dp_steps_ += run.steps
         self._dp_epochs_ += run.epochs
         caveats = []
@@ -350,6 +360,9 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
         self._finish_dpsgd_fit(
             plan,
             n_samples,
+            count=run.count,
+            call_spend=run.call_spend,
+            calls=self._dp_calls_,
             gradients="all trainable parameters together",
             n_steps=self._dp_steps_,
             n_iter=self._dp_epochs_,
@@ -443,6 +456,7 @@ class DPLSSGDNeuralNetClassifier(_DPLSSGDNetMixin, NeuralNetClassifier):
         average="auto",
         accountant=None,
         random_state=None,
+        n_samples_public=False,
         **kwargs,
     ):
         super().__init__(
@@ -468,6 +482,7 @@ class DPLSSGDNeuralNetClassifier(_DPLSSGDNetMixin, NeuralNetClassifier):
         self.average = average
         self.accountant = accountant
         self.random_state = random_state
+        self.n_samples_public = n_samples_public
 
 
 @Substitution(**NET_DOCS)
@@ -499,6 +514,7 @@ class DPLSSGDNeuralNetRegressor(_DPLSSGDNetMixin, NeuralNetRegressor):
         average="auto",
         accountant=None,
         random_state=None,
+        n_samples_public=False,
         **kwargs,
     ):
         super().__init__(
@@ -523,6 +539,7 @@ class DPLSSGDNeuralNetRegressor(_DPLSSGDNetMixin, NeuralNetRegressor):
         self.average = average
         self.accountant = accountant
         self.random_state = random_state
+        self.n_samples_public = n_samples_public
 
     def _prepare_y(self, y):
         # skorch wants y of shape (n, n_outputs); a 1-d y against outputs of shape (n, 1)

@@ -126,9 +126,11 @@ DPSGD_BATCH_SIZE_DOC = fragment(
     """
     batch_size : int or "auto", default="auto"
         Expected size of a batch. Batches are Poisson samples: every row enters
-        independently with probability ``batch_size / n_samples``. ``"auto"`` is
-        ``max(128, n_samples / 256)``, at most ``n_samples``. ``n_samples`` uses every row
-        at every step (noisy full-batch gradient descent).
+        independently with probability ``batch_size / n_samples``, where ``n_samples`` is
+        the number of rows the fit plans on (a noisy count, or the exact number with
+        ``n_samples_public=True``). ``"auto"`` is ``max(128, n_samples / 256)``, at most
+        ``n_samples``. ``n_samples`` uses every row at every step (noisy full-batch gradient
+        descent); a number above a noisy count is capped at it.
     """
 )
 
@@ -136,7 +138,8 @@ DPSGD_MAX_ITER_DOC = fragment(
     """
     max_iter : int or "auto", default="auto"
         Number of epochs. An epoch is ``round(n_samples / batch_size)`` steps (at least one),
-        so the number of steps ``n_steps_`` depends only on public values. ``"auto"``: ten
+        ``n_samples`` the number of rows planned on, so the number of steps ``n_steps_``
+        depends only on released or public values. ``"auto"``: ten
         epochs, but at least 2,000 and at most 5,000 steps.
     """
 )
@@ -258,7 +261,8 @@ DPSGD_TRAINING_ATTRIBUTES_DOC = fragment(
         The noise multiplier used.
 
     sample_rate_ : float
-        The Poisson sampling rate ``batch_size / n_samples``.
+        The Poisson sampling rate ``batch_size / n_samples``, ``n_samples`` the number of
+        rows planned on (``privacy_report_["number of rows"]``).
 
     n_steps_ : int
         Number of noisy steps taken.

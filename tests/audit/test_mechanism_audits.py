@@ -116,7 +116,7 @@ def test_one_dp_sgd_step_survives_an_audit_and_an_unclipped_one_does_not():
     y = y[:50].astype(float)
     # the fitted estimator's own calibration: one full-batch step (q = 1) at epsilon 2
     clf = DPLSSGDClassifier(epsilon=2.0, delta=1e-5, batch_size=50, max_iter=1,
-                            random_state=0)
+                            random_state=0, n_samples_public=True)
     with pytest.warns(Warning):
         clf.fit(X, y.astype(int))
     assert clf.sample_rate_ == 1.0 and clf.n_steps_ == 1

@@ -25,7 +25,7 @@ from skprivate._dpsgd._numpy_loop import (
     residual_function,
     run_dplssgd,
 )
-from skprivate.mechanisms import gaussian_noise
+from skprivate.mechanisms import discrete_laplace_noise, gaussian_noise
 from skprivate.smoothing import laplacian_smooth
 
 pytestmark = pytest.mark.filterwarnings("ignore::skprivate.exceptions.PrivacyLeakWarning")
@@ -240,6 +240,7 @@ def test_noise_scale(smoothing):
         fit_intercept=False,
         smoothing=smoothing,
         random_state=0,
+        n_samples_public=True,  # a full batch of the exact n
     ).fit(X, y)
     assert clf.n_steps_ == 1 and clf.sample_rate_ == 1.0
     noise = -clf.coef_.ravel() * n / lr
@@ -280,6 +281,7 @@ def reference_dplssgd(
     seed,
     rng=None,
     steps=None,
+    n_plan=None,
 ):
     """Textbook DP-(LS)SGD written independently of the estimator's loop.
 
@@ -287,14 +289,16 @@ def reference_dplssgd(
     one noise vector per step) and draws each step's batch from the documented Philox stream
     (:func:`reference_poisson_sample`), so with the same seed it must give the same numbers
     bit for bit. ``average``: False, True, or the number of first steps left out of the
-    average.
+    average. ``n_plan``: the number of rows planned on (a noisy count; default the rows of
+    ``X``): the rate is ``batch_size / n_plan`` and the sum is divided by ``batch_size``.
     """
     rng = np.random.default_rng(seed) if rng is None else rng
     key = rng.integers(0, 2**64, size=2, dtype=np.uint64)
     n, d = X.shape
     K = 1 if n_classes == 2 else n_classes
     y = y_index.astype(float) if K == 1 else y_index
-    q = batch_size / n
+    n_plan = n if n_plan is None else n_plan
+    q = batch_size / n_plan
     if steps is None:
         steps = max_iter * max(1, int(n / batch_size + 0.5))
     W, b = np.zeros((K, d)), np.zeros(K)
@@ -309,7 +313,7 @@ def reference_dplssgd(
         parts = [gW.ravel()] + ([gb] if fit_intercept else [])
         flat = np.concatenate(parts)
         flat += gaussian_noise(z * C, flat.size, rng)
-        flat /= q * n
+        flat /= q * n_plan
         if sigma > 0 and blocks == "global":
             flat = laplacian_smooth(flat, sigma)
         elif sigma > 0:
@@ -376,6 +380,7 @@ def test_fit_matches_reference_loop(small_problem, sigma, blocks, alpha, fit_int
         fit_intercept=fit_intercept,
         average=average,
         random_state=3,
+        n_samples_public=True,  # the plan of the exact n (the noisy count: below)
     ).fit(X, y)
     W, b = reference_dplssgd(X, y, 3, **params)
     if sigma == 0:  # no smoothing at all: the same floating-point operations
@@ -438,7 +443,8 @@ def test_sparse_equals_dense(n_classes):
 def test_calibrated_epsilon(small_problem):
     X, y = small_problem
     clf = DPLSSGDClassifier(
-        epsilon=2.0, delta=1e-4, batch_size=60, max_iter=4, max_grad_norm=1.0, accounting="rdp"
+        epsilon=2.0, delta=1e-4, batch_size=60, max_iter=4, max_grad_norm=1.0, accounting="rdp",
+        n_samples_public=True,
     ).fit(X, y)
     assert clf.sample_rate_ == 60 / 300
     assert clf.n_steps_ == 4 * 5
@@ -453,7 +459,7 @@ def test_explicit_noise_multiplier_sets_epsilon(small_problem):
     X, y = small_problem
     clf = DPLSSGDClassifier(
         epsilon=0.01, noise_multiplier=0.9, batch_size=30, max_iter=2, max_grad_norm=1.0,
-        accounting="rdp",
+        accounting="rdp", n_samples_public=True,
     )
     clf.fit(X, y)
     assert clf.noise_multiplier_ == 0.9
@@ -461,7 +467,8 @@ def test_explicit_noise_multiplier_sets_epsilon(small_problem):
     assert clf.epsilon_ == dpsgd_epsilon(0.9, 0.1, 20, 1e-5)
     assert clf.epsilon_ > 0.01  # epsilon is not a target when the noise is given
     pld = DPLSSGDRegressor(
-        noise_multiplier=0.9, batch_size=30, max_iter=2, accounting="pld", max_grad_norm=1.0
+        noise_multiplier=0.9, batch_size=30, max_iter=2, accounting="pld", max_grad_norm=1.0,
+        n_samples_public=True,
     )
     pld.fit(X, X[:, 0])
     assert pld.epsilon_ == dpsgd_epsilon(0.9, 0.1, 20, 1e-5, accounting="pld")
@@ -476,7 +483,8 @@ def test_reported_spend_is_the_reserved_plan_and_nothing_changes_it(small_proble
     X, y = small_problem
     for est, target in ((DPLSSGDClassifier(epsilon=0.7), y), (DPLSSGDRegressor(), X[:, 0])):
         acc = BudgetAccountant()
-        est.set_params(accountant=acc, max_iter=2, random_state=0).fit(X, target)
+        est.set_params(accountant=acc, max_iter=2, random_state=0, n_samples_public=True)
+        est.fit(X, target)
         assert finished[-1] == (est.epsilon_, est.delta_, dict(est.privacy_report_))
         assert [s.epsilon for s in acc.spends] == [est.epsilon_]
         assert acc.spends[0] is est._privacy_spend_record  # the reservation, not a recomputation
@@ -488,9 +496,10 @@ def test_reported_spend_is_the_reserved_plan_and_nothing_changes_it(small_proble
 def test_auto_batch_size_and_rounding_of_steps():
     X = np.random.default_rng(0).normal(size=(100, 3))
     y = (X[:, 0] > 0).astype(int)
-    clf = DPLSSGDClassifier(noise_multiplier=5.0, max_iter=3).fit(X, y)
+    public = dict(noise_multiplier=5.0, max_iter=3, n_samples_public=True)
+    clf = DPLSSGDClassifier(**public).fit(X, y)
     assert clf.sample_rate_ == 1.0 and clf.n_steps_ == 3  # "auto" = min(256, n)
-    clf = DPLSSGDClassifier(noise_multiplier=5.0, batch_size=40, max_iter=3).fit(X, y)
+    clf = DPLSSGDClassifier(batch_size=40, **public).fit(X, y)
     assert clf.n_steps_ == 3 * 3  # 100 / 40 = 2.5 rounds half up
 
 
@@ -503,7 +512,9 @@ def test_accountant_checked_before_data_are_read(small_problem):
         DPLSSGDClassifier(epsilon=1.0, accountant=acc).fit(X_nan, y)
     assert acc.spends == []
     acc = BudgetAccountant(epsilon=3.0, delta=1e-4)
-    clf = DPLSSGDClassifier(epsilon=1.0, batch_size=60, accountant=acc).fit(X, y)
+    clf = DPLSSGDClassifier(
+        epsilon=1.0, batch_size=60, accountant=acc, n_samples_public=True
+    ).fit(X, y)
     assert len(acc.spends) == 1
     assert acc.spends[0].epsilon == clf.epsilon_
     assert acc.spends[0].delta == clf.delta_
@@ -536,15 +547,18 @@ def test_bad_parameters(small_problem, params, match):
 def test_batch_size_larger_than_n(small_problem):
     X, y = small_problem
     with pytest.raises(ValueError, match="batch_size=500.*n_samples=300"):
-        DPLSSGDClassifier(batch_size=500).fit(X, y)
+        DPLSSGDClassifier(batch_size=500, n_samples_public=True).fit(X, y)
 
 
 def test_unreachable_epsilon(small_problem):
     X, y = small_problem
     with pytest.raises(InfeasiblePrivacyError, match="epsilon=1e-07.*max_iter=10.*batch_size"):
-        DPLSSGDClassifier(epsilon=1e-7, max_iter=10).fit(X, y)
+        DPLSSGDClassifier(epsilon=1e-7, max_iter=10, n_samples_public=True).fit(X, y)
     with pytest.raises(InfeasiblePrivacyError, match="epsilon=1e-07.*max_iter='auto'.*2000 steps"):
-        DPLSSGDClassifier(epsilon=1e-7).fit(X, y)
+        DPLSSGDClassifier(epsilon=1e-7, n_samples_public=True).fit(X, y)
+    # planned on a noisy count: the message says what the count took from epsilon
+    with pytest.raises(InfeasiblePrivacyError, match="epsilon=1e-07 less.*noisy count"):
+        DPLSSGDClassifier(epsilon=1e-7, max_iter=10, random_state=0).fit(X, y)
 
 
 def test_bad_data(small_problem):
@@ -664,16 +678,28 @@ def test_regressor_beats_a_constant(loss):
 # --- the "auto" plan (issue 16) --------------------------------------------------------------
 
 
-def test_auto_fit_matches_reference_pipeline(small_problem):
-    # The default fit, written out independently: the two Gaussian releases of the private
-    # row statistics (drawn first from the same generator), the rows centred and scaled
-    # explicitly, the reference DP-SGD loop with the plan's numbers, the tail average, and
-    # the coefficients mapped back to the raw rows.
+@pytest.mark.parametrize("public", [True, False])
+def test_auto_fit_matches_reference_pipeline(small_problem, public):
+    # The default fit, written out independently: the noisy row count (drawn first; none
+    # when n is public), the two Gaussian releases of the private row statistics (drawn
+    # next from the same generator), the rows centred and scaled explicitly, the reference
+    # DP-SGD loop with the plan's numbers, the tail average, and the coefficients mapped
+    # back to the raw rows. Everything that divides or plans reads the count, never 300.
     X, y = small_problem
     X = 4.0 * X + 3.0  # far from centred, so the centring matters
-    clf = DPLSSGDClassifier(smoothing=0.0, random_state=3).fit(X, y)
-    sigma_hist, sigma_mean = stats_noise_multipliers(1.0, 1e-5)
+    clf = DPLSSGDClassifier(smoothing=0.0, random_state=3, n_samples_public=public).fit(X, y)
     rng = np.random.default_rng(3)
+    n_plan, eps_train = 300, 1.0
+    if not public:
+        # n + Z, Z discrete Laplace of scale 1 / (0.05 epsilon), from the same generator
+        n_plan = 300 + int(discrete_laplace_noise(1 / 0.05, random_state=rng))
+        eps_train = 0.95
+        assert n_plan != 300  # P(Z = 0) = 2.5 %: not this seed
+        assert "released with discrete Laplace noise" in clf.privacy_report_["number of rows"]
+        assert f": {n_plan}" in clf.privacy_report_["number of rows"]
+    else:
+        assert "treated as public" in clf.privacy_report_["number of rows"]
+    sigma_hist, sigma_mean = stats_noise_multipliers(eps_train, 1e-5)
     norms = np.linalg.norm(X, axis=1)
     edges = 2.0 ** np.arange(-30, 31).astype(float)
     counts = np.array([np.sum(norms <= edges[0])] + [
@@ -683,19 +709,22 @@ def test_auto_fit_matches_reference_pipeline(small_problem):
     clipped = X * np.minimum(1.0, R / norms)[:, None]
     release = np.append(clipped.sum(axis=0) / R, np.sum(clipped**2) / R**2)
     release += gaussian_noise(np.sqrt(2) * sigma_mean, release.size, rng)
-    offset = R * release[:-1] / 300
-    scale = np.sqrt(R**2 * release[-1] / 300 - offset @ offset) / 3.0
+    offset = R * release[:-1] / n_plan
+    scale = np.sqrt(R**2 * release[-1] / n_plan - offset @ offset) / 3.0
     assert clf.row_scale_ == pytest.approx(scale, rel=1e-12)
     np.testing.assert_allclose(clf.offset_, offset, rtol=1e-12)
     steps = clf.n_steps_
     assert (steps, clf.batch_size_, clf.max_grad_norm_) == (2000, 128, 0.3)
-    # lr = 0.13 n epsilon_ / (steps clip): a total step length of 0.13 n epsilon
-    assert clf.learning_rate_ == pytest.approx(0.13 * 300 * clf.epsilon_ / (2000 * 0.3))
+    assert clf.sample_rate_ == 128 / n_plan
+    # lr = 0.13 n epsilon / (steps clip): a total step length of 0.13 n epsilon, with the
+    # training's epsilon (epsilon_ less the count's 0.05)
+    train_eps = clf.epsilon_ - (0.0 if public else 0.05)
+    assert clf.learning_rate_ == pytest.approx(0.13 * n_plan * train_eps / (2000 * 0.3))
     W, b = reference_dplssgd(
         (X - offset) / scale, np.searchsorted(clf.classes_, y), 3,
         z=clf.noise_multiplier_, C=0.3, lr=clf.learning_rate_, batch_size=128,
         max_iter=1, sigma=0.0, blocks="per_tensor", alpha=0.0, fit_intercept=True,
-        average=steps // 2, seed=None, rng=rng, steps=steps,
+        average=steps // 2, seed=None, rng=rng, steps=steps, n_plan=n_plan,
     )
     np.testing.assert_allclose(clf.coef_, W / scale, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(clf.intercept_, b - (W / scale) @ offset, rtol=1e-8, atol=1e-10)
@@ -712,7 +741,10 @@ def test_auto_plan_reads_no_private_value():
     rng = np.random.default_rng(0)
     X1, y1 = rng.normal(size=(500, 7)), rng.integers(0, 2, size=500)
     X2, y2 = 1e4 * rng.uniform(size=(500, 7)) + 50, np.arange(500) % 5
-    fits = [DPLSSGDClassifier(random_state=s).fit(X, y) for s, X, y in [(0, X1, y1), (1, X2, y2)]]
+    # (n_samples_public=True: here the number of rows is the one thing the two share; with
+    # the default, the plan reads a noisy count of it, see test_row_count_* below)
+    fits = [DPLSSGDClassifier(random_state=s, n_samples_public=True).fit(X, y)
+            for s, X, y in [(0, X1, y1), (1, X2, y2)]]
     names = ("noise_multiplier_", "sample_rate_", "n_steps_", "batch_size_", "learning_rate_",
              "max_grad_norm_", "epsilon_", "n_iter_")
     assert [getattr(fits[0], a) for a in names] == [getattr(fits[1], a) for a in names]
@@ -837,3 +869,103 @@ def test_auto_defaults_on_a_table_too_small_for_its_budget():
         assert np.all(np.abs(clf.decision_function(X)) < 1e3)
         if clf.row_scale_ == 1.0:
             assert "too noisy" in clf.privacy_report_["private_scaling"]
+
+
+# --- the number of rows is private: the plan reads a noisy count (finding 3) ---------------
+
+
+def _planned_rows(est):
+    """The noisy count of rows a fit planned on, as its report states it."""
+    return int(est.privacy_report_["number of rows"].rsplit(": ", 1)[1])
+
+
+def test_row_count_plan_is_not_a_function_of_n(small_problem):
+    # The sampling rate of a fixed batch is batch / n: with n read exactly it publishes n
+    # (50 / 300 against 50 / 301 tells whether a row was there). On a noisy count it varies
+    # from fit to fit and publishes only the count.
+    X, y = small_problem
+    params = dict(batch_size=50, max_iter=1, accounting="rdp", max_grad_norm=1.0)
+    rates = {}
+    for n in (300, 299):
+        for public in (False, True):
+            fits = [
+                DPLSSGDClassifier(random_state=s, n_samples_public=public, **params).fit(
+                    X[:n], y[:n]
+                )
+                for s in range(6)
+            ]
+            rates[n, public] = [f.sample_rate_ for f in fits]
+            if public:
+                assert set(rates[n, public]) == {50 / n}
+                continue
+            planned = [_planned_rows(f) for f in fits]
+            assert rates[n, public] == [50 / m for m in planned]  # plans on the count only
+            assert len(set(planned)) > 1  # not a point mass (discrete Laplace, scale 20)
+            assert all(abs(m - n) < 200 for m in planned)
+            for f in fits:
+                # the count's 5 % and the training's, added; no event (basic composition)
+                assert 0.99 <= f.epsilon_ <= 1.0
+                assert f._privacy_spend_record.event is None
+                assert "epsilon 0.05" in f.privacy_report_["number of rows"]
+                assert f.privacy_report_["composition"].startswith("basic")
+    # the same seed on one row more: the count moves by that row, and nothing says n
+    assert rates[300, False] != rates[299, False]
+    assert rates[300, True] != rates[299, True]
+
+
+def test_row_count_public_switch_is_todays_fit(small_problem):
+    # n_samples_public=True draws nothing for the count: the plan of the exact n, the event
+    # kept, the report says so (the reference-loop tests above check it bit for bit).
+    X, y = small_problem
+    clf = DPLSSGDClassifier(batch_size=60, max_iter=2, random_state=0, n_samples_public=True)
+    clf.fit(X, y)
+    assert clf.sample_rate_ == 60 / 300
+    assert clf._privacy_spend_record.event is not None
+    assert clf._privacy_spend_record == clf._privacy_plan(300)
+    assert "300, treated as public" in clf.privacy_report_["number of rows"]
+    assert "composition" not in clf.privacy_report_
+
+
+def test_row_count_reservation_reads_no_n(small_problem):
+    X, y = small_problem
+    # epsilon is the target: the target itself is reserved, before the count is drawn
+    acc = BudgetAccountant(epsilon=3.0, delta=1e-4)
+    clf = DPLSSGDClassifier(epsilon=1.0, batch_size=60, max_iter=2, accountant=acc,
+                            random_state=0).fit(X, y)
+    assert [(s.epsilon, s.delta, s.event) for s in acc.spends] == [(1.0, 1e-5, None)]
+    assert clf.epsilon_ <= 1.0
+    # the plan on a public n (what a private search's runs and their calibration read) is
+    # unchanged and keeps its event; what a fold of GridSearchCV is charged is the bound
+    plan = DPLSSGDClassifier(epsilon=1.0)._privacy_plan(300)
+    assert plan == DPLSSGDClassifier(epsilon=1.0, n_samples_public=True)._privacy_plan(300)
+    assert plan.event is not None
+    bound = DPLSSGDClassifier(epsilon=1.0)._spend_bound(300)
+    assert (bound.epsilon, bound.delta, bound.event) == (1.0, 1e-5, None)
+    # explicit noise: the count's share first, the training once planned on the count
+    acc = BudgetAccountant(epsilon=30.0, delta=1e-4)
+    reg = DPLSSGDRegressor(epsilon=2.0, noise_multiplier=1.0, batch_size=60, max_iter=2,
+                           max_grad_norm=1.0, accountant=acc, random_state=0).fit(X, X[:, 0])
+    assert [(s.epsilon, s.delta) for s in acc.spends] == [(0.1, 0.0), (reg.epsilon_ - 0.1, 1e-5)]
+    n_plan = _planned_rows(reg)
+    assert reg.epsilon_ == pytest.approx(
+        0.1 + dpsgd_epsilon(1.0, 60 / n_plan, 2 * int(n_plan / 60 + 0.5), 1e-5, accounting="pld")
+    )
+    # a budget that holds the count but not the training: refused after the count, which
+    # stays charged (it was released)
+    acc = BudgetAccountant(epsilon=0.5, delta=1e-4)
+    with pytest.raises(BudgetExceededError):
+        DPLSSGDRegressor(epsilon=2.0, noise_multiplier=1.0, batch_size=60, max_iter=2,
+                         accountant=acc, random_state=0).fit(X, X[:, 0])
+    assert [(s.epsilon, s.delta) for s in acc.spends] == [(0.1, 0.0)]
+
+
+def test_row_count_caps_a_batch_above_it(small_problem):
+    # batch_size=n is legitimate (every row at every step); a noisy count below it caps the
+    # batch instead of raising an error that would tell whether n < batch_size.
+    X, y = small_problem
+    fits = [DPLSSGDClassifier(batch_size=300, noise_multiplier=3.0, max_iter=1,
+                              random_state=s).fit(X, y) for s in range(8)]
+    planned = [_planned_rows(f) for f in fits]
+    assert min(planned) < 300 < max(planned)
+    for f, m in zip(fits, planned, strict=True):
+        assert f.batch_size_ == min(300, m) and f.sample_rate_ == min(300, m) / m

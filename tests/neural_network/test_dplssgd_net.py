@@ -17,6 +17,7 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 from skorch.callbacks import Callback
 
+from skprivate._dpsgd._plan import auto_steps, epoch_steps
 from skprivate.accounting import BudgetAccountant, dpsgd_epsilon
 from skprivate.exceptions import BudgetExceededError, PrivacyLeakWarning
 from skprivate.neural_network import DPLSSGDNeuralNetClassifier, DPLSSGDNeuralNetRegressor
@@ -247,17 +248,29 @@ def test_digits_accuracy_at_epsilon_2():
     assert clf.score(X_test, y_test) >= 0.88
 
 
+def _planned_rows(net):
+    """The noisy count of rows a fit planned on, as its report states it."""
+    return int(net.privacy_report_["number of rows"].rsplit(": ", 1)[1])
+
+
 def test_epsilon_matches_dpsgd_epsilon_and_budget():
     clf, _, _ = _fitted_digits_classifier()
-    expected = dpsgd_epsilon(
+    # The default fit planned on a noisy count of its 1,347 rows (5 % of epsilon 2, basic
+    # composition with the training).
+    expected = 0.1 + dpsgd_epsilon(
         clf.noise_multiplier_, clf.sample_rate_, clf.n_steps_, 1e-5, accounting="pld"
     )
     assert clf.epsilon_ == pytest.approx(expected, rel=1e-12)
     assert 0.99 * 2.0 <= clf.epsilon_ <= 2.0
     assert clf.delta_ == 1e-5
-    # the "auto" plan on 1,347 rows: batch 128, 11 steps an epoch, 2,000 steps in whole epochs
-    assert clf.sample_rate_ == 128 / 1347
-    assert clf.n_iter_ == 182 and clf.n_steps_ == 182 * 11
+    assert clf._privacy_spend_record.event is None  # chosen from the count: no event
+    # the "auto" plan on the noisy count: batch 128, 2,000 steps in whole epochs
+    n_plan = _planned_rows(clf)
+    assert n_plan != 1347 and abs(n_plan - 1347) < 200
+    per_epoch = epoch_steps(n_plan, 128)
+    assert clf.sample_rate_ == 128 / n_plan
+    assert clf.n_iter_ == round(auto_steps(n_plan, 128) / per_epoch)
+    assert clf.n_steps_ == clf.n_iter_ * per_epoch
     assert clf.privacy_report_["noise_multiplier"] == clf.noise_multiplier_
 
 
@@ -268,7 +281,8 @@ def test_history_records_epsilon_per_epoch_and_no_training_loss():
     assert all(a < b for a, b in zip(eps, eps[1:], strict=False))
     assert eps[-1] == clf.epsilon_
     steps_per_epoch = clf.n_steps_ // clf.n_iter_
-    first_epoch = dpsgd_epsilon(
+    # the noisy count (0.1) was spent before the first step
+    first_epoch = 0.1 + dpsgd_epsilon(
         clf.noise_multiplier_, clf.sample_rate_, steps_per_epoch, 1e-5, accounting="pld"
     )
     # The history composes on the whole plan's PLD grid (coarser than one epoch's own, so
@@ -282,7 +296,7 @@ def test_pld_accounting():
     X, y = small_data(n=60)
     net = DPLSSGDNeuralNetClassifier(MLP, module__n_in=5, module__n_out=3, max_epochs=2,
                                      noise_multiplier=2.0, batch_size=20, accounting="pld",
-                                     random_state=0).fit(X, y)
+                                     random_state=0, n_samples_public=True).fit(X, y)
     assert net.epsilon_ == pytest.approx(
         dpsgd_epsilon(2.0, 20 / 60, 6, 1e-5, accounting="pld"), rel=1e-12
     )
@@ -292,7 +306,8 @@ def test_pld_accounting():
 def test_explicit_noise_multiplier_reports_its_epsilon():
     X, y = small_data(n=50)
     net = DPLSSGDNeuralNetClassifier(MLP, module__n_in=5, module__n_out=3, max_epochs=3,
-                                     noise_multiplier=1.3, batch_size=10, random_state=0)
+                                     noise_multiplier=1.3, batch_size=10, random_state=0,
+                                     n_samples_public=True)
     net.fit(X, y)
     assert net.noise_multiplier_ == 1.3
     assert net.epsilon_ == pytest.approx(dpsgd_epsilon(1.3, 0.2, 15, 1e-5, accounting="pld"), rel=1e-12)
@@ -319,7 +334,7 @@ def test_partial_fit_and_warm_start_compose_every_call():
     acc = BudgetAccountant()
     kw = dict(module__n_in=5, module__n_out=3, max_epochs=2, noise_multiplier=1.5,
               batch_size=10, random_state=0)
-    net = DPLSSGDNeuralNetClassifier(MLP, accountant=acc, **kw)
+    net = DPLSSGDNeuralNetClassifier(MLP, accountant=acc, **kw, n_samples_public=True)
     net.partial_fit(X, y)
     first = net.epsilon_
     net.partial_fit(X, y)
@@ -335,10 +350,10 @@ def test_partial_fit_and_warm_start_compose_every_call():
     assert net.history[-1, "epsilon"] == net.epsilon_
     assert len(net.history) == 4
 
-    warm = DPLSSGDNeuralNetClassifier(MLP, warm_start=True, **kw)
+    warm = DPLSSGDNeuralNetClassifier(MLP, warm_start=True, **kw, n_samples_public=True)
     warm.fit(X, y).fit(X, y)
     assert warm.epsilon_ == net.epsilon_
-    cold = DPLSSGDNeuralNetClassifier(MLP, **kw)
+    cold = DPLSSGDNeuralNetClassifier(MLP, **kw, n_samples_public=True)
     cold.fit(X, y).fit(X, y)  # re-initialized: the second fit starts afresh
     assert cold.epsilon_ == pytest.approx(first) and cold.n_steps_ == 10
 
@@ -369,7 +384,8 @@ def test_early_stop_and_failure_spend_the_plan():
     planned = dpsgd_epsilon(1.5, 0.2, 15, 1e-5, accounting="pld")
     assert planned > dpsgd_epsilon(1.5, 0.2, 5, 1e-5, accounting="pld") * 1.3  # the test can tell them apart
     acc = BudgetAccountant()
-    net = DPLSSGDNeuralNetClassifier(MLP, callbacks=[StopAfterOneEpoch()], accountant=acc, **kw)
+    net = DPLSSGDNeuralNetClassifier(MLP, callbacks=[StopAfterOneEpoch()], accountant=acc, **kw,
+                                     n_samples_public=True)
     net.fit(X, y)
     assert net.n_iter_ == 1 and net.n_steps_ == 5 and len(net.history) == 1
     assert net.epsilon_ == pytest.approx(planned, rel=1e-12)
@@ -377,7 +393,8 @@ def test_early_stop_and_failure_spend_the_plan():
     assert net.privacy_report_["stopped_early"].startswith("5 of 15 planned steps ran")
 
     acc = BudgetAccountant()
-    net = DPLSSGDNeuralNetClassifier(MLP, callbacks=[FailOnSecondBatch()], accountant=acc, **kw)
+    net = DPLSSGDNeuralNetClassifier(MLP, callbacks=[FailOnSecondBatch()], accountant=acc, **kw,
+                                     n_samples_public=True)
     with pytest.raises(RuntimeError, match="boom"):
         net.fit(X, y)
     assert net.n_steps_ == 2  # two noisy steps reached the weights; the plan is spent
@@ -398,7 +415,7 @@ def test_skorch_early_stopping_reports_and_records_the_planned_epsilon():
     net = DPLSSGDNeuralNetClassifier(
         torch.nn.Linear(5, 2), epsilon=2.0, batch_size=50, max_epochs=5, classes=[0, 1],
         callbacks=[EarlyStopping(monitor="epsilon", patience=1, lower_is_better=True)],
-        accountant=acc, random_state=0,
+        accountant=acc, random_state=0, n_samples_public=True,
     ).fit(X, y)
     assert net.n_steps_ == 16  # 2 of 5 epochs of 8 steps
     spent_by_16_steps = net.history[-1, "epsilon"]
@@ -417,7 +434,7 @@ def test_composed_fits_warn_and_report_on_the_composed_epsilon():
     X, y = small_data(n=50)
     net = DPLSSGDNeuralNetClassifier(MLP, module__n_in=5, module__n_out=3, max_epochs=1,
                                      noise_multiplier=0.75, batch_size=10, classes=[0, 1, 2],
-                                     accounting="rdp")
+                                     accounting="rdp", n_samples_public=True)
     codes, epsilons = [], []
     for _ in range(3):
         with warnings.catch_warnings(record=True) as caught:
@@ -437,7 +454,7 @@ def test_composed_fits_warn_and_report_on_the_composed_epsilon():
     # warm_start=True fits compose the same way
     warm = DPLSSGDNeuralNetClassifier(MLP, module__n_in=5, module__n_out=3, max_epochs=1,
                                       noise_multiplier=0.75, batch_size=10, classes=[0, 1, 2],
-                                      warm_start=True, accounting="rdp")
+                                      warm_start=True, accounting="rdp", n_samples_public=True)
     for _ in range(3):
         warm.fit(X, y)
     assert warm.epsilon_ == pytest.approx(epsilons[-1])
@@ -456,8 +473,8 @@ def test_nothing_changes_the_spend_after_finish_private_fit(finished_fits):
     kw = dict(module__n_in=5, module__n_out=3, max_epochs=1, noise_multiplier=1.5,
               batch_size=10, classes=[0, 1, 2], random_state=0)
     acc = BudgetAccountant()
-    net = DPLSSGDNeuralNetClassifier(MLP, accountant=acc, **kw)
-    warm = DPLSSGDNeuralNetClassifier(MLP, warm_start=True, **kw)
+    net = DPLSSGDNeuralNetClassifier(MLP, accountant=acc, **kw, n_samples_public=True)
+    warm = DPLSSGDNeuralNetClassifier(MLP, warm_start=True, **kw, n_samples_public=True)
     for calls in (1, 2, 3):
         for model, fit in ((net, net.partial_fit), (warm, warm.fit)):
             fit(X, y)
@@ -504,7 +521,8 @@ def test_train_split_caveat_comes_from_the_vocabulary():
 def test_changing_the_noise_between_calls_composes_both():
     X, y = small_data(n=50)
     net = DPLSSGDNeuralNetClassifier(MLP, module__n_in=5, module__n_out=3, max_epochs=1,
-                                     noise_multiplier=1.5, batch_size=10, random_state=0)
+                                     noise_multiplier=1.5, batch_size=10, random_state=0,
+                                     n_samples_public=True)
     net.partial_fit(X, y)
     net.set_params(noise_multiplier=3.0)
     net.partial_fit(X, y)
@@ -575,7 +593,8 @@ def test_poisson_batches_and_empty_batches():
             sizes.append(0 if batch is None else len(batch[0]))
 
     net = DPLSSGDNeuralNetClassifier(Recorder, max_epochs=15, batch_size=1, noise_multiplier=1.0,
-                                     callbacks=[BatchSizes()], random_state=0).fit(X, y)
+                                     callbacks=[BatchSizes()], random_state=0,
+                                     n_samples_public=True).fit(X, y)
     assert len(sizes) == net.n_steps_ == 15 * 50
     counts = np.bincount(sizes)
     # Binomial(50, 1/50): about 36.4 % empty batches, 37.2 % of size one.
@@ -599,7 +618,8 @@ def test_dict_input_and_lazy_layers():
     X = {"left": rng.normal(size=(40, 3)), "right": rng.normal(size=(40, 6))}
     y = rng.integers(0, 2, size=40)
     net = DPLSSGDNeuralNetClassifier(TwoInputs, max_epochs=2, noise_multiplier=1.0,
-                                     batch_size=10, random_state=0).fit(X, y)
+                                     batch_size=10, random_state=0,
+                                     n_samples_public=True).fit(X, y)
     assert net.sample_rate_ == 0.25  # 40 rows, not 2 keys
     assert net.predict_proba(X).shape == (40, 2)
     assert net.module_.a.weight.shape == (4, 3)
@@ -719,7 +739,8 @@ def test_verbose(capsys):
 )
 def test_bad_parameters_are_named(params, name):
     X, y = small_data()
-    net = DPLSSGDNeuralNetClassifier(MLP, module__n_in=5, module__n_out=3, **params)
+    net = DPLSSGDNeuralNetClassifier(MLP, module__n_in=5, module__n_out=3, **params,
+                                     n_samples_public=True)
     with pytest.raises(ValueError, match=name):
         net.fit(X, y)
 
@@ -811,19 +832,20 @@ def test_auto_plan_reads_only_public_numbers_and_follows_its_rule():
     X2 = (1000 * rng.normal(size=X1.shape)).astype(np.float32)
     y2 = rng.integers(0, 3, size=len(y1))
     kw = dict(module__n_in=5, module__n_out=3, classes=[0, 1, 2], random_state=0)
-    plans = [_auto_plan(DPLSSGDNeuralNetClassifier(MLP, max_epochs=3, **kw).fit(X, y))
+    plans = [_auto_plan(DPLSSGDNeuralNetClassifier(MLP, max_epochs=3, **kw,
+                                                   n_samples_public=True).fit(X, y))
              for X, y in ((X1, y1), (X2, y2))]
     assert plans[0] == plans[1]
-    net = DPLSSGDNeuralNetClassifier(MLP, **kw)
+    net = DPLSSGDNeuralNetClassifier(MLP, **kw, n_samples_public=True)
     assert net.accounting == "pld" and net.smoothing == 0.0 and net.max_grad_norm == 0.3
     # batch max(128, n / 256) = 128 of 300 rows: 2 steps an epoch, 1,000 epochs = 2,000 steps
     plan = net._plan(300)
     assert plan.sample_rate == 128 / 300 and plan.n_steps == 2000
-    assert net._epochs(300) == 1000
+    assert net._epochs(300, "auto") == 1000
     lr = net._learning_rate(plan, 300)
     assert lr * 2000 * 0.3 == pytest.approx(0.04 * 300 * plan.epsilon)
     # what a fit reports and uses (3 epochs here, to keep the test fast)
-    net = DPLSSGDNeuralNetClassifier(MLP, max_epochs=3, **kw).fit(X1, y1)
+    net = DPLSSGDNeuralNetClassifier(MLP, max_epochs=3, **kw, n_samples_public=True).fit(X1, y1)
     assert net.lr_ * net.n_steps_ * 0.3 == pytest.approx(0.04 * 300 * net.epsilon_)
     assert net.optimizer_.param_groups[0]["lr"] == net.lr_
     assert net.privacy_report_["learning_rate"] == net.lr_
@@ -859,7 +881,8 @@ def test_returned_weights_are_the_tail_average_of_the_iterates(average):
     recorder = _Iterates()
     net = DPLSSGDNeuralNetClassifier(MLP, module__n_in=5, module__n_out=3, classes=[0, 1, 2],
                                      max_epochs=4, batch_size=20, noise_multiplier=1.0,
-                                     average=average, callbacks=[recorder], random_state=0)
+                                     average=average, callbacks=[recorder], random_state=0,
+                                     n_samples_public=True)
     net.fit(X, y)
     steps = len(recorder.iterates)
     assert steps == net.n_steps_ == 12
@@ -937,3 +960,59 @@ def test_a_fit_with_a_value_beyond_float32_is_finite(value, where):
     weights = torch.cat([p.detach().ravel() for p in net.module_.parameters()])
     assert torch.isfinite(weights).all()
     assert np.isfinite(net.predict_proba(X)).all()
+
+# --- the number of rows is private: each call plans on a noisy count (finding 3) ----------
+
+
+def test_row_count_net_plans_and_divides_on_a_noisy_count():
+    # Old code: sample_rate_ = 10 / 50 whatever the seed (n published exactly), and the
+    # noisy sum divided by 10 / 50 x 50.
+    X, y = small_data(n=50)
+    divisors = []
+
+    class Divisor(Callback):
+        def on_batch_end(self, net, **kwargs):
+            divisors.append(net._dp_run_.divisor)
+
+    kw = dict(module__n_in=5, module__n_out=3, max_epochs=1, noise_multiplier=1.5,
+              batch_size=10, epsilon=2.0)
+    nets = [DPLSSGDNeuralNetClassifier(MLP, random_state=s, callbacks=[Divisor()], **kw)
+            .fit(X, y) for s in range(4)]
+    planned = [_planned_rows(net) for net in nets]
+    assert len(set(planned)) > 1
+    for net, m in zip(nets, planned, strict=True):
+        batch = min(10, m)
+        assert net.sample_rate_ == batch / m  # planned on the count, never on 50
+        assert net.n_steps_ == epoch_steps(m, batch)
+        expected = dpsgd_epsilon(1.5, batch / m, net.n_steps_, 1e-5, accounting="pld")
+        assert net.epsilon_ == pytest.approx(0.1 + expected, rel=1e-12)
+        assert net._privacy_spend_record.event is None
+        assert net.privacy_report_["composition"].startswith("basic")
+    # the expected batch size of the count's plan: rate x count, not rate x 50
+    assert divisors == pytest.approx(
+        [min(10, m) for net, m in zip(nets, planned, strict=True) for _ in range(net.n_steps_)]
+    )
+    public = DPLSSGDNeuralNetClassifier(MLP, random_state=0, n_samples_public=True, **kw)
+    public.fit(X, y)
+    assert public.sample_rate_ == 10 / 50
+    assert "50, treated as public" in public.privacy_report_["number of rows"]
+
+
+def test_row_count_calls_compose_by_basic_composition():
+    # Each partial_fit call releases its own count and plans on it: the calls' parameters
+    # were chosen from those counts, so their epsilons and deltas add.
+    X, y = small_data(n=50)
+    acc = BudgetAccountant()
+    net = DPLSSGDNeuralNetClassifier(MLP, module__n_in=5, module__n_out=3, max_epochs=1,
+                                     batch_size=10, epsilon=1.0, accountant=acc,
+                                     random_state=0)
+    net.partial_fit(X, y)
+    first = net.epsilon_
+    assert first <= 1.0
+    net.partial_fit(X, y)
+    this_call = net.privacy_report_["epsilon_this_call"]
+    assert net.epsilon_ == pytest.approx(first + this_call, rel=1e-12)
+    assert net.delta_ == pytest.approx(2e-5)
+    assert net.privacy_report_["calls"] == 2
+    # the accountant holds each call's reservation: the target, no event
+    assert [(s.epsilon, s.delta, s.event) for s in acc.spends] == [(1.0, 1e-5, None)] * 2

@@ -64,7 +64,9 @@ def test_from_results_sorts_and_checks_shapes():
 def test_budget_display_shows_each_spend_and_the_rest():
     budget = BudgetAccountant(epsilon=2.0, delta=1e-4)
     for _ in range(2):
-        DPLSSGDClassifier(epsilon=0.5, delta=1e-5, accountant=budget).fit(X_train, y_train)
+        # n public: the spends keep their events (a noisy count's fit is added, basic)
+        DPLSSGDClassifier(epsilon=0.5, delta=1e-5, accountant=budget,
+                          n_samples_public=True).fit(X_train, y_train)
     display = PrivacyBudgetDisplay.from_accountant(budget)
     assert display.labels == ["DPLSSGDClassifier", "DPLSSGDClassifier"]
     assert display.epsilons.sum() == pytest.approx(1.0, rel=0.02)
