@@ -32,6 +32,7 @@ __all__ = [
     "caveat_codes",
     "data_dependent_epsilon",
     "delta_protects_no_one",
+    "epsilon_from_count",
     "epsilon_weak",
     "labels_from_data",
     "no_budget",
@@ -50,6 +51,10 @@ CAVEAT_KINDS = {
     "labels_from_data": "the set of classes was read from the private labels",
     "preprocessing_learned": "a step before the estimator learned from the private rows",
     "data_dependent_epsilon": "a reported epsilon depends on the private data",
+    "epsilon_from_count": (
+        "epsilon_ is that of the plan chosen from the noisy row count, not a bound over "
+        "every count"
+    ),
     "validation_rows_unprotected": "private rows held out for validation, scored without noise",
     "no_budget": "epsilon=None: no budget bounded the fit; epsilon_ is what it turned out to cost",
     "score_vouched": "a callable scorer is taken on trust to be a mean of bounded per-row terms",
@@ -68,6 +73,7 @@ GUARANTEE_VOID = frozenset({
     "labels_from_data",
     "preprocessing_learned",
     "data_dependent_epsilon",
+    "epsilon_from_count",
     "validation_rows_unprotected",
 })
 
@@ -211,6 +217,20 @@ def data_dependent_epsilon(what):
         "data_dependent_epsilon",
         f"{what} depends on the private data and is not itself differentially private; "
         "publish only the data-independent epsilon_ (or a sanitised estimate)",
+    )
+
+
+def epsilon_from_count(noise_multiplier):
+    """An explicit ``noise_multiplier`` with a private number of rows: ``epsilon_`` is the
+    realised plan's, chosen from the noisy count (a privacy odometer, not a filter)."""
+    return Caveat(
+        "epsilon_from_count",
+        f"noise_multiplier={noise_multiplier!r} fixes the noise, so the training's epsilon "
+        "follows the sampling rate and steps planned on the noisy count of rows: epsilon_ is "
+        "this plan's, not a bound over every count the release could have drawn (Rogers, "
+        "Roth, Ullman and Vadhan 2016: adaptively chosen costs add up only under a budget "
+        "fixed in advance); pass epsilon instead of noise_multiplier, or "
+        "n_samples_public=True if the number of rows is public",
     )
 
 

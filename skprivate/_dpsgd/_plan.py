@@ -318,8 +318,10 @@ class DPSGDPlanMixin:
         Public count: the plan on that number and its spend with the dp-accounting event, as
         :meth:`_privacy_plan`. Released count: the plan on the noisy number, its noise
         calibrated to what the count left, ``epsilon - count.epsilon``; the spend is the
-        basic composition ``count.epsilon + plan.epsilon`` with no event, because the plan
-        was chosen from the count (the adaptive composition argument of
+        basic composition ``count.epsilon + (epsilon - count.epsilon)``, the bound every
+        count's plan meets (with an explicit ``noise_multiplier``, ``count.epsilon +
+        plan.epsilon`` and the caveat ``epsilon_from_count``), with no event, because the
+        plan was chosen from the count (the adaptive composition argument of
         :mod:`skprivate._row_count`: Dwork, Rothblum and Vadhan 2010, Theorem III.3). A fixed
         ``batch_size`` above the noisy count is capped at it (every row at every step), a
         decision on the released count only, so that no error tells whether ``n`` is below
@@ -346,7 +348,14 @@ class DPSGDPlanMixin:
                 f"{count.epsilon:.3g} of the noisy count of rows it was planned on; pass "
                 "n_samples_public=True if the number of rows is public.)"
             ) from exc
-        spend = self._privacy_spend(count.epsilon + plan.epsilon, self.delta)
+        if self.noise_multiplier is None:
+            # Every count's plan is calibrated to at most epsilon - count.epsilon, so the
+            # guarantee of the whole fit (the count plus the worst plan any count could have
+            # chosen) is epsilon itself; this plan's own, smaller epsilon would understate it.
+            spend = self._privacy_spend(count.epsilon + self._rest_epsilon(count), self.delta)
+        else:
+            # No bound over counts exists here: the caveat epsilon_from_count says so.
+            spend = self._privacy_spend(count.epsilon + plan.epsilon, self.delta)
         return plan, spend
 
     def _rest_epsilon(self, count):

@@ -20,6 +20,7 @@ the plan, fixed before any value was read, bounds the run (the reservation in
   composition of every run), which nothing changes afterwards.
 """
 
+from .. import _caveats
 from ._accounting import _step_pld, composed_epsilon, pld_grid, runs_event
 from ._plan import DPSGDPlanMixin
 
@@ -143,11 +144,15 @@ class DPSGDFitMixin(DPSGDPlanMixin):
         report = self._dpsgd_report(plan, gradients=gradients, steps=n_steps, **extra)
         report.update(self._count_report(count))
         if not count.public:
+            bound = call_spend.epsilon - count.epsilon
             report["composition"] = (
                 f"basic: the noisy count (epsilon {count.epsilon:.4g}) plus the training "
-                f"(epsilon {plan.epsilon:.4g}), whose plan was chosen from the count; no "
+                f"(epsilon {bound:.4g}, the bound of every plan a count could choose; this "
+                f"plan's own: {plan.epsilon:.4g}), whose plan was chosen from the count; no "
                 "dp-accounting event is kept, so accountants add this fit's epsilon"
             )
+            if self.noise_multiplier is not None:
+                caveats = [*caveats, _caveats.epsilon_from_count(self.noise_multiplier)]
         if steps_run is not None and steps_run < plan.n_steps:
             report["stopped_early"] = (
                 f"{steps_run} of {plan.n_steps} planned steps ran; epsilon is the planned "

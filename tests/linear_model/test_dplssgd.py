@@ -717,8 +717,10 @@ def test_auto_fit_matches_reference_pipeline(small_problem, public):
     assert (steps, clf.batch_size_, clf.max_grad_norm_) == (2000, 128, 0.3)
     assert clf.sample_rate_ == 128 / n_plan
     # lr = 0.13 n epsilon / (steps clip): a total step length of 0.13 n epsilon, with the
-    # training's epsilon (epsilon_ less the count's 0.05)
-    train_eps = clf.epsilon_ - (0.0 if public else 0.05)
+    # training's plan's epsilon (at most epsilon_ less the count's 0.05: epsilon_ reports
+    # that bound, which every count's plan meets)
+    train_eps = clf._plan(n_plan, eps_train).epsilon
+    assert train_eps <= eps_train and clf.epsilon_ == pytest.approx(1.0 if not public else train_eps)
     assert clf.learning_rate_ == pytest.approx(0.13 * n_plan * train_eps / (2000 * 0.3))
     W, b = reference_dplssgd(
         (X - offset) / scale, np.searchsorted(clf.classes_, y), 3,
