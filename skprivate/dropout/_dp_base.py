@@ -543,8 +543,8 @@ class _BaseDPDropout(DPEstimatorMixin):
                    "predictions dominated by noise")
                 + f". The public forecast was {forecast['ratio']:.3g}, but the private test "
                 f"credited only l={ell:.4g} effective rows of the rarest feature out of "
-                f"{self._rows_text(count)} (a rare or small feature, or bounds much wider than the "
-                "values; see the dropout user guide). Instead, "
+                f"{self._rows_text(count)} (a rare or small feature, or bounds much wider "
+                "than the values; see the dropout user guide). Instead, "
                 + alternative_text(forecast, classifier) + ".",
                 UtilityWarning,
                 stacklevel=_user_stacklevel(),

@@ -246,13 +246,13 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
     **Calibration.** With ``epsilon`` set, the noise and the number of queries are chosen
     from public numbers only (``epsilon``, ``delta``, the noisy count of the private rows,
     the numbers of teachers, public points and classes), before any other value is read, so
-    an infeasible request raises before any teacher is trained. ``k`` GNMax answers at noise ``sigma`` compose exactly to
-    a Gaussian mechanism of ``mu = sqrt(2 k) / sigma`` (Gaussian DP, Dong, Roth and Su
-    2022; for the discrete noise drawn, the privacy-loss distribution accountant computes
-    it, see :func:`~skprivate.accounting.pate_epsilon`), so ``epsilon`` fixes the load
-    ``k / sigma^2`` it affords; the vote margin of ``T`` teachers grows
-    as ``T``, so the noise is set relative to it, ``sigma = 0.4 T``, and the load then gives
-    ``k``. If that is more than the public points, every point is asked and the noise is
+    an infeasible request raises before any teacher is trained. ``k`` GNMax answers at
+    noise ``sigma`` compose exactly to a Gaussian mechanism of ``mu = sqrt(2 k) / sigma``
+    (Gaussian DP, Dong, Roth and Su 2022; for the discrete noise drawn, the privacy-loss
+    distribution accountant computes it, see :func:`~skprivate.accounting.pate_epsilon`),
+    so ``epsilon`` fixes the load ``k / sigma^2`` it affords; the vote margin of ``T``
+    teachers grows as ``T``, so the noise is set relative to it, ``sigma = 0.4 T``, and
+    the load then gives ``k``. If that is more than the public points, every point is asked and the noise is
     lowered to fit; if it is fewer than 30 answers, the noise is raised (up to
     ``sigma = T``) to buy them; if even that buys fewer than 10 (and 2 per class), the
     request is infeasible. With more than two classes both noises are lowered so that a
