@@ -599,6 +599,6 @@ class DPDropoutClassifier(
         )
         report["selection epsilon"] = eps_s
         report["accountant"] = (
-            "basic composition: (eps1 + eps2 + eps_selection, delta1 + delta2)"
+            "basic composition: (eps_n + eps1 + eps2 + eps_selection, delta1 + delta2)"
         )
         return coef, intercept

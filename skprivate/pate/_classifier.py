@@ -252,8 +252,8 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
     distribution accountant computes it, see :func:`~skprivate.accounting.pate_epsilon`),
     so ``epsilon`` fixes the load ``k / sigma^2`` it affords; the vote margin of ``T``
     teachers grows as ``T``, so the noise is set relative to it, ``sigma = 0.4 T``, and
-    the load then gives ``k``. If that is more than the public points, every point is asked and the noise is
-    lowered to fit; if it is fewer than 30 answers, the noise is raised (up to
+    the load then gives ``k``. If that is more than the public points, every point is
+    asked and the noise is lowered to fit; if it is fewer than 30 answers, the noise is raised (up to
     ``sigma = T``) to buy them; if even that buys fewer than 10 (and 2 per class), the
     request is infeasible. With more than two classes both noises are lowered so that a
     unanimous vote errs as rarely as with two (``0.27 T`` and ``0.37 T`` for ten). LNMax
