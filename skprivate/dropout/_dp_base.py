@@ -16,6 +16,8 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import Interval
 
 from .. import _caveats
+from .._dpsgd._plan import PUBLIC_N_SAMPLES
+from .._row_count import COUNT_SHARE, count_report, release_row_count
 from ..accounting._calibrate import NoFeasiblePointError, solve_monotone
 from ..base import DPEstimatorMixin, _n_rows, _user_stacklevel
 from ..exceptions import PrivacyTestFailed, UtilityWarning
@@ -75,29 +77,52 @@ class _BaseDPDropout(DPEstimatorMixin):
         "alpha": [Interval(Real, 0, None, closed="left")],
         "test_fraction": [Interval(Real, 0, 1, closed="neither")],
         "fit_intercept": ["boolean"],
+        "n_samples_public": ["boolean"],
     }
 
     def _selection_share(self):
         """Fraction of ``epsilon`` for the private choice of the classifier (0: none)."""
         return 0.0
 
+    def _rows_public(self):
+        """Whether the number of rows is public: declared so, or set by a private search
+        (``_dpsgd._plan.PUBLIC_N_SAMPLES``, the public size it planned the run on)."""
+        return bool(self.n_samples_public) or getattr(self, PUBLIC_N_SAMPLES, None) is not None
+
+    def _count_epsilon(self):
+        """What the noisy count of the rows costs: its share of ``epsilon`` (0 if public)."""
+        return 0.0 if self._rows_public() else float(COUNT_SHARE * float(self.epsilon))
+
+    def _rest_epsilon(self):
+        """``epsilon`` less the count's share, stepped down ulp by ulp until ``count + rest
+        <= epsilon`` in floating point (``epsilon`` itself when the rows are public)."""
+        eps, eps_n = float(self.epsilon), self._count_epsilon()
+        rest = eps - eps_n
+        while eps_n + rest > eps:
+            rest = math.nextafter(rest, 0.0)
+        return rest
+
     def _selection_epsilon(self):
-        return self._selection_share() * float(self.epsilon)
+        return self._selection_share() * self._rest_epsilon()
 
     def _budget_split(self):
         """``(eps1, delta1, eps2, delta2)``; no test (all to the release) when keep_prob=1.
 
-        The classifier's selection takes ``eps_s = selection_fraction * epsilon`` first; then
-        ``eps1 + eps2 + eps_s <= epsilon`` and ``delta1 + delta2 <= delta`` exactly.
+        The noisy count of the rows takes ``eps_n`` (:meth:`_count_epsilon`) first and the
+        fractions apply to the rest ``epsilon - eps_n``: the classifier's selection takes
+        ``eps_s = selection_fraction * rest``, the test ``test_fraction * rest``; then
+        ``eps_n + eps1 + eps2 + eps_s <= epsilon`` and ``delta1 + delta2 <= delta`` exactly
+        (the count is pure DP and adds no delta).
         """
-        eps, delta = float(self.epsilon), float(self.delta)
+        eps, delta = self._rest_epsilon(), float(self.delta)
         eps_s = self._selection_epsilon()
         if self.keep_prob == 1:
             eps1, delta1 = 0.0, 0.0
         else:
             f = float(self.test_fraction)
             eps1, delta1 = f * eps, f * delta
-        # Stepped down ulp by ulp until the sums are within the budget in floating point.
+        # Stepped down ulp by ulp until the sums are within the rest in floating point (so
+        # the count plus them is within epsilon: addition is monotone).
         eps2 = eps - eps1 - eps_s
         while eps1 + eps2 + eps_s > eps or eps2 + eps_s + eps1 > eps:
             eps2 = math.nextafter(eps2, 0.0)
@@ -122,6 +147,15 @@ class _BaseDPDropout(DPEstimatorMixin):
                 "nothing of epsilon for the coefficients. Keep test_fraction + "
                 "selection_fraction below 1 (the defaults spend 0.3 + 0.1)."
             )
+        if n_samples is not None:
+            self._check_rows(n_samples, "")
+
+    def _check_rows(self, n_samples, how):
+        """With ``alpha=0``, refuse a number of rows on which the test cannot pass.
+
+        ``n_samples`` is public: the user's, or the noisy count (``how`` says so).
+        """
+        name = type(self).__name__
         eps1, delta1, _, _ = self._budget_split()
         if self.alpha == 0 and eps1 > 0:
             margin = lower_confidence_margin(eps1, delta1)
@@ -129,18 +163,65 @@ class _BaseDPDropout(DPEstimatorMixin):
             # test passes with probability below 1/2 whatever the data.
             if n_samples - 1 <= margin:
                 raise ValueError(
-                    f"{name}: with alpha=0 the private test cannot pass on {n_samples} rows: "
-                    f"it needs the rarest feature's leave-one-out support (at most "
+                    f"{name}: with alpha=0 the private test cannot pass on {n_samples} "
+                    f"rows{how}: it needs the rarest feature's leave-one-out support (at most "
                     f"n_samples - 1 = {n_samples - 1} rows at full scale) above "
                     f"ln(1/(2 delta1))/epsilon1 = {margin:.1f} rows, with epsilon1 = "
                     f"test_fraction * epsilon = {eps1:.3g} and delta1 = test_fraction * delta "
                     f"= {delta1:.3g}. Use more rows, a larger epsilon or test_fraction, or a "
                     "ridge floor alpha > 0 (which makes the release private without the test)."
+                    + ("" if not how else
+                       " The count of the rows was released first, so the fit's planned cost "
+                       f"(epsilon={float(self.epsilon):.4g}, delta={float(self.delta):.3g}) "
+                       "has been spent and recorded; with n_samples_public=True (if the "
+                       "number of rows is public) the refusal comes before any spend.")
                 )
 
     def _privacy_plan(self, n_samples):
+        # n_samples=None: the plan of a fit that must not read n (a private count); the
+        # spend is (epsilon, delta) whatever the number of rows.
         self._check_params(n_samples)
         return self._privacy_spend(self.epsilon, self.delta)
+
+    def _begin_fit_on_count(self, X):
+        """Reserve the plan and release the number of rows: ``(count, rng)``.
+
+        ``count`` is the :class:`~skprivate._row_count.NoisyCount` the forecast and the
+        refusal of :meth:`_check_rows` read (None when ``X`` has no rows: validation then
+        raises). The number of rows differs between add/remove neighbours, and the forecast
+        (its warning, ``forecast_noise_to_signal_``, the report) and the refusal are
+        functions of it, so unless it is public it is released first with discrete Laplace
+        noise (``eps_n``, :func:`~skprivate._row_count.release_row_count`). No constant of
+        the release depends on it (``_ptr``, "The number of rows"), so the rest of the fit
+        is unchanged, calibrated to ``epsilon - eps_n``; the whole is ``(epsilon,
+        delta)``-DP by basic composition (:mod:`skprivate._row_count`).
+        """
+        rng = self._noise_rng()
+        n_samples = _n_rows(X)
+        if self._rows_public():
+            self._begin_private_fit(X)  # the exact n: checked, then (epsilon, delta) reserved
+        else:
+            # The reservation reads no n: (epsilon, delta) bounds the fit whatever the count.
+            self._reserve_plan(None)
+        if not n_samples:
+            return None, rng  # no shape: counted once validated (_private_fit)
+        return self._release_count(n_samples, rng), rng
+
+    def _release_count(self, n_samples, rng):
+        """The :class:`~skprivate._row_count.NoisyCount` of ``n_samples`` rows (exact if
+        public), with the refusal of :meth:`_check_rows` on the noisy one."""
+        if self._rows_public():
+            n_plan = getattr(self, PUBLIC_N_SAMPLES, None) or n_samples
+            return release_row_count(n_plan, 0.0, public=True, rng=rng)
+        count = release_row_count(n_samples, float(self.epsilon), public=False, rng=rng)
+        self._check_rows(count.n_plan, " (noisy count)")
+        return count
+
+    def _rows_text(self, count):
+        """How the warnings name the number of rows the forecast read."""
+        if count.public:
+            return f"{count.n_plan:,} rows"
+        return f"a noisy count of {count.n_plan:,} rows"
 
     # --- the forecast from public numbers ----------------------------------------------------
     def _public_norms(self, n_features):
@@ -185,11 +266,13 @@ class _BaseDPDropout(DPEstimatorMixin):
         best case of the private test (every feature at full scale in every row), so it is
         a lower bound: a fit on data with rare or small features has a larger ratio
         (``noise_to_signal_``). Above 0.5 the model is at or near chance (``fit`` warns).
+        With ``n_samples_public=False`` the budget is what the fit's noisy count of the
+        rows leaves (``0.95 * epsilon``), as in ``fit``.
 
         Parameters
         ----------
         n_samples : int
-            Number of training rows.
+            Number of training rows (here a number you give: nothing is counted).
         n_features : int
             Number of features.
         n_classes : int, default=None
@@ -205,7 +288,7 @@ class _BaseDPDropout(DPEstimatorMixin):
         >>> from skprivate.dropout import DPDropoutClassifier
         >>> clf = DPDropoutClassifier(epsilon=1.0, bounds=(-1, 1))
         >>> round(clf.forecast_noise_to_signal(30_000, 105), 2)
-        0.46
+        0.49
         >>> clf.forecast_noise_to_signal(1_000, 105) > 1  # at chance: fit would warn
         True
         """
@@ -236,13 +319,16 @@ class _BaseDPDropout(DPEstimatorMixin):
             )
         return self._forecast(int(n_samples), *norms, target, n_out)["ratio"]
 
-    def _forecast_before_fit(self, X, n_outputs, target_norm):
-        """Forecast from ``X``'s shape and the public parameters; warn in the chance region.
+    def _forecast_before_fit(self, X, n_outputs, target_norm, count):
+        """Forecast from the count of rows, ``X``'s width and the public parameters; warn
+        in the chance region.
 
         Returns the forecast (a dict for ``privacy_report_``), or None when the bounds must
         be read from the data (then ``_private_fit`` forecasts once they are known).
         """
-        n_samples = _n_rows(X)
+        if count is None:
+            return None
+        n_samples = count.n_plan
         shape = getattr(X, "shape", None)
         try:
             n_features = int(shape[1]) if shape is not None else len(X[0])
@@ -253,9 +339,10 @@ class _BaseDPDropout(DPEstimatorMixin):
         norms = self._public_norms(n_features)
         if norms is None:
             return None
-        return self._forecast_and_warn(n_samples, *norms, target_norm, n_outputs)
+        return self._forecast_and_warn(count, *norms, target_norm, n_outputs)
 
-    def _forecast_and_warn(self, n_samples, row_norm, coord, target_norm, n_outputs):
+    def _forecast_and_warn(self, count, row_norm, coord, target_norm, n_outputs):
+        n_samples = count.n_plan
         forecast = self._forecast(n_samples, row_norm, coord, target_norm, n_outputs)
         forecast["epsilon"] = float(self.epsilon)
         forecast["n_samples"] = int(n_samples)
@@ -272,7 +359,8 @@ class _BaseDPDropout(DPEstimatorMixin):
             )
             warnings.warn(
                 f"{name}: at epsilon={self.epsilon:g}, delta={self.delta:g}, "
-                f"{n_samples:,} rows, data_norm={row_norm:.4g}, feature bound={coord:.4g} "
+                f"{self._rows_text(count)}, data_norm={row_norm:.4g}, "
+                f"feature bound={coord:.4g} "
                 f"and keep_prob={self.keep_prob:g}, the released coefficients will carry "
                 f"Gaussian noise of std at least {forecast['noise std']:.3g} each: a "
                 f"noise-to-signal ratio of at least {forecast['ratio']:.3g} in the score "
@@ -368,15 +456,19 @@ class _BaseDPDropout(DPEstimatorMixin):
 
     # --- the private release ---------------------------------------------------------------
     def _private_fit(self, X, Y, target_norm_public, target_norm_data, rng, clip_targets,
-                     forecast=None, choose=None, caveats=()):
+                     count, forecast=None, choose=None, caveats=()):
         """Clip, test, solve, release; ``Y`` is (n, K). Returns coef (K, p) and intercept (K,).
 
+        ``count`` is the number of rows released by :meth:`_begin_fit_on_count`: what the
+        forecast, the warnings and the report read (never ``X``'s exact number of rows).
         ``forecast`` is the public forecast made before the data were read (None: made here,
         once the bounds are known). ``choose(coef, intercept, report)``, if given, runs on
         the released model before the spend is recorded and returns the final model.
         """
         name = type(self).__name__
         n_samples, n_features = X.shape
+        if count is None:  # X had no shape before validation: count its rows now
+            count = self._release_count(n_samples, rng)
         label_caveats = list(caveats)
         X, row_norm, coord, target_norm, caveats = self._resolve_bounds(
             X, target_norm_public, target_norm_data
@@ -385,7 +477,7 @@ class _BaseDPDropout(DPEstimatorMixin):
         n_outputs = Y.shape[1]
         if forecast is None:  # bounds read from the data: forecast now, before the release
             forecast = self._forecast_and_warn(
-                n_samples, row_norm, coord, target_norm, n_outputs
+                count, row_norm, coord, target_norm, n_outputs
             )
         if self.fit_intercept:
             X = np.hstack([X, np.full((n_samples, 1), coord)])
@@ -451,8 +543,8 @@ class _BaseDPDropout(DPEstimatorMixin):
                    "predictions dominated by noise")
                 + f". The public forecast was {forecast['ratio']:.3g}, but the private test "
                 f"credited only l={ell:.4g} effective rows of the rarest feature out of "
-                f"{n_samples:,} (a rare or small feature, or bounds much wider than the "
-                "values; see the dropout user guide). Instead, "
+                f"{self._rows_text(count)} (a rare or small feature, or bounds much wider "
+                "than the values; see the dropout user guide). Instead, "
                 + alternative_text(forecast, classifier) + ".",
                 UtilityWarning,
                 stacklevel=_user_stacklevel(),
@@ -499,15 +591,18 @@ class _BaseDPDropout(DPEstimatorMixin):
                 f"(chance region above {CHANCE_RATIO:g}"
                 + ("; warned" if forecast["warned"] else "") + ")"
             ),
-            "accountant": "basic composition: (eps1 + eps2, delta1 + delta2)",
+            "accountant": "basic composition: (eps_n + eps1 + eps2, delta1 + delta2)",
+            **count_report(count),
         }
         self.noise_to_signal_ = ratio
         self.forecast_noise_to_signal_ = forecast["ratio"]
         if choose is not None:
             coef, intercept = choose(coef, intercept, report, forecast)
-        # eps1 + eps2 (+ eps_s) <= epsilon and delta1 + delta2 <= delta (see _budget_split).
+        # eps_n + eps1 + eps2 (+ eps_s) <= epsilon and delta1 + delta2 <= delta (see
+        # _budget_split); pure-DP count, adaptive basic composition: no event. The delta >=
+        # 1/n check reads the count, not the exact n.
         self._finish_private_fit(
-            self._privacy_spend(self.epsilon, self.delta), report, n_samples,
+            self._privacy_spend(self.epsilon, self.delta), report, count.n_plan,
             label_caveats + caveats,
         )
         return coef, intercept

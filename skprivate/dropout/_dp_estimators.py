@@ -31,7 +31,8 @@ __all__ = ["DPDropoutClassifier", "DPDropoutRegressor"]
 
 _PARAMS_DOC = """
     epsilon : float, default=1.0
-        Privacy budget, > 0, split between the test (``test_fraction * epsilon``) and the
+        Privacy budget, > 0, split between the noisy count of the rows (5 %, none with
+        ``n_samples_public=True``), the test (``test_fraction`` of the rest) and the
         release of the coefficients.
 
     delta : float, default=1e-5
@@ -92,6 +93,15 @@ _PARAMS_DOC_TAIL = """
         emits a :class:`~skprivate.exceptions.PrivacyLeakWarning`.
 """
 
+_N_PUBLIC_DOC = """
+    %(n_samples_public)s
+        Here the number of rows enters no constant of the release (the test's statistic and
+        the sensitivity are sums, see Notes); the count sets only the forecast before the
+        fit (its warning, ``forecast_noise_to_signal_``) and the refusal of ``alpha=0`` on
+        too few rows. ``test_fraction`` and ``selection_fraction`` are then fractions of
+        what the count leaves, ``0.95 * epsilon``.
+"""
+
 _ATTRS_DOC = """
     %(n_features_in_)s
 
@@ -138,22 +148,23 @@ _NOTES_DOC = """
     **Guarantee.** The fitted model (``coef_``, ``intercept_``) together with
     ``lambda_noisy_`` is ``(epsilon_, delta_)``-differentially private with respect to
     adding or removing one row of ``(X, y)``; the unit protected is one row. A fit that
-    raises :class:`~skprivate.exceptions.PrivacyTestFailed` has released only the test's
-    outcome, at cost ``(test_fraction * epsilon, test_fraction * delta)``.
+    raises :class:`~skprivate.exceptions.PrivacyTestFailed` has released only the count of
+    the rows and the test's outcome, at cost ``(epsilon_n + epsilon1, delta1)`` (see "The
+    number of rows"), though the whole ``(epsilon, delta)`` stays recorded.
 
     **Mechanism** (Jain et al. [1]_, section 4.1.1 and Appendix B, with the constants
     re-derived in ``skprivate.dropout._ptr``). Dropout with keep probability ``q`` makes
     the expected squared loss strongly convex in every coordinate with curvature
     ``2 c sum_i x_ij^2``. (1) The leave-one-out sum of squares of the rarest feature,
     ``Lambda`` in units of ``b^2``, has sensitivity 1 and is released with Laplace noise
-    (``epsilon1 = test_fraction * epsilon``); its lower confidence bound
+    (``epsilon1 = test_fraction * (epsilon - epsilon_n)``); its lower confidence bound
     ``l = lambda_noisy_ - ln(1/(2 delta1))/epsilon1`` exceeds ``Lambda`` with probability
     ``delta1``. (2) If ``c b^2 l + alpha > 0`` the exact minimiser over the ball of radius
     ``coef_bound`` has L2 sensitivity at most
     ``[B (Y + B R) + c b^2 R] / (c b^2 l + alpha)`` (strong convexity and the argument of
     Chaudhuri et al. [2]_), and Gaussian noise calibrated to it with the analytic Gaussian
-    mechanism [3]_ is added. The two steps compose to
-    ``(epsilon1 + epsilon2, delta1 + delta2) = (epsilon, delta)``.
+    mechanism [3]_ is added. With the count, the steps compose to
+    ``(epsilon_n + epsilon1 + epsilon2, delta1 + delta2) = (epsilon, delta)``.
 
     **Why it can fail.** A feature that is zero (or tiny) in almost every row gives
     ``Lambda`` near 0: dropout then does not stabilise that coordinate, and with
@@ -163,6 +174,15 @@ _NOTES_DOC = """
     **What must be public.** The bounds ``data_norm``/``bounds``, the target bound, all
     parameters, and every preprocessing (scale features with bounds known without looking
     at the data, not with a scaler fitted on the private rows).
+
+    **The number of rows.** It differs between add/remove neighbours, so it is private.
+    The release reads it nowhere: ``Lambda`` and the sensitivity are written with sums,
+    not means (``skprivate.dropout._ptr``). The forecast before the fit and the refusal of
+    ``alpha=0`` on too few rows read a noisy count, released first (exact discrete Laplace
+    noise, ``epsilon_n = 0.05 epsilon``; ``privacy_report_["number of rows"]``); the test,
+    the release (and the classifier's choice) share the rest, ``epsilon - epsilon_n``, and
+    the whole composes by basic composition to ``(epsilon, delta)``.
+    ``n_samples_public=True`` skips the count.
 """
 
 _REFS_DOC = """
@@ -177,6 +197,7 @@ _DOCS = {
     **SHARED_DOCS,
     "dp_dropout_parameters": _PARAMS_DOC,
     "dp_dropout_parameters_tail": _PARAMS_DOC_TAIL,
+    "dp_dropout_n_samples_public": _N_PUBLIC_DOC,
     "dp_dropout_attributes": _ATTRS_DOC,
     "dp_dropout_notes": _NOTES_DOC,
     "dp_dropout_references": _REFS_DOC,
@@ -202,6 +223,8 @@ class DPDropoutRegressor(_BaseDPDropout, _LinearRegressorOutput, RegressorMixin,
         the data (with a :class:`~skprivate.exceptions.PrivacyLeakWarning`).
 
     %(dp_dropout_parameters_tail)s
+
+    %(dp_dropout_n_samples_public)s
 
     Attributes
     ----------
@@ -266,6 +289,7 @@ class DPDropoutRegressor(_BaseDPDropout, _LinearRegressorOutput, RegressorMixin,
         fit_intercept=True,
         accountant=None,
         random_state=None,
+        n_samples_public=False,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -279,6 +303,7 @@ class DPDropoutRegressor(_BaseDPDropout, _LinearRegressorOutput, RegressorMixin,
         self.fit_intercept = fit_intercept
         self.accountant = accountant
         self.random_state = random_state
+        self.n_samples_public = n_samples_public
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -301,13 +326,12 @@ class DPDropoutRegressor(_BaseDPDropout, _LinearRegressorOutput, RegressorMixin,
         PrivacyTestFailed
             When ``alpha=0`` and the private test finds the data not stable enough.
         """
-        self._begin_private_fit(X)
+        count, rng = self._begin_fit_on_count(X)
         # With the default coef_bound the ratio does not depend on y_bound (noise and
         # targets scale together), so it is forecast before reading y at y_bound=1.
         target = self.y_bound if self.y_bound is not None else (
             1.0 if self.coef_bound is None else None)
-        forecast = self._forecast_before_fit(X, 1, target)
-        rng = self._noise_rng()
+        forecast = self._forecast_before_fit(X, 1, target, count)
         X, y = validate_numeric(self, X, y, dtype=np.float64, y_numeric=True)
         y = np.asarray(y, dtype=float)
 
@@ -316,7 +340,7 @@ class DPDropoutRegressor(_BaseDPDropout, _LinearRegressorOutput, RegressorMixin,
 
         coef, intercept = self._private_fit(
             X, y[:, None], self.y_bound, float(np.max(np.abs(y), initial=0.0)), rng, clip,
-            forecast=forecast,
+            count, forecast=forecast,
         )
         self.coef_ = coef[0]
         self.intercept_ = float(intercept[0])
@@ -360,6 +384,8 @@ class DPDropoutClassifier(
         Adult, breast cancer and synthetic data (``benchmarks/dropout_regime.py``): it
         costs about a tenth more noise where the model learns.
 
+    %(dp_dropout_n_samples_public)s
+
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -398,8 +424,8 @@ class DPDropoutClassifier(
     credits far fewer rows than the forecast assumed (rare features), it warns after the
     test instead. The private choice of ``selection_fraction`` then returns a constant
     predictor rather than a silent coin toss. The guarantee adds ``selection_fraction *
-    epsilon`` to the release's by basic composition: the total is still ``(epsilon,
-    delta)``.
+    (epsilon - epsilon_n)`` to the release's by basic composition: the total is still
+    ``(epsilon, delta)``.
 
     For ``K`` one-vs-rest outputs the row's target vector has norm ``Y = sqrt(K)``
     (``Y = 1`` for two classes) and ``coef_bound`` bounds the Frobenius norm of the whole
@@ -451,6 +477,7 @@ class DPDropoutClassifier(
         random_state=None,
         classes=None,
         selection_fraction=0.1,
+        n_samples_public=False,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -463,6 +490,7 @@ class DPDropoutClassifier(
         self.fit_intercept = fit_intercept
         self.accountant = accountant
         self.random_state = random_state
+        self.n_samples_public = n_samples_public
         self.classes = classes
         self.selection_fraction = selection_fraction
 
@@ -487,13 +515,12 @@ class DPDropoutClassifier(
         PrivacyTestFailed
             When ``alpha=0`` and the private test finds the data not stable enough.
         """
-        self._begin_private_fit(X)
+        count, rng = self._begin_fit_on_count(X)
         # Two classes unless the classes are known in public: the smallest ratio (Y = 1).
         public_classes = getattr(self, "classes", None)
         n_known = len(public_classes) if public_classes is not None else 2
         n_out = 1 if n_known <= 2 else n_known
-        forecast = self._forecast_before_fit(X, n_out, math.sqrt(n_out))
-        rng = self._noise_rng()
+        forecast = self._forecast_before_fit(X, n_out, math.sqrt(n_out), count)
         X, y = validate_numeric(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, y_index, label_caveats = _resolve_classes(
@@ -505,7 +532,7 @@ class DPDropoutClassifier(
             # More classes than forecast: forecast again with their number (in _private_fit,
             # which warns), or here without a second warning if one was already given.
             if forecast["warned"]:
-                again = self._forecast(X.shape[0], *self._public_norms(X.shape[1]),
+                again = self._forecast(count.n_plan, *self._public_norms(X.shape[1]),
                                        target_norm, Y.shape[1])
                 forecast = {**forecast, **again}
             else:
@@ -515,7 +542,7 @@ class DPDropoutClassifier(
             return self._choose(X, y_index, coef, intercept, report, forecast, rng)
 
         coef, intercept = self._private_fit(
-            X, Y, target_norm, None, rng, lambda Y, bound: Y, forecast=forecast,
+            X, Y, target_norm, None, rng, lambda Y, bound: Y, count, forecast=forecast,
             choose=choose if self.selection_fraction > 0 else None, caveats=label_caveats,
         )
         if self.selection_fraction == 0:
@@ -572,6 +599,6 @@ class DPDropoutClassifier(
         )
         report["selection epsilon"] = eps_s
         report["accountant"] = (
-            "basic composition: (eps1 + eps2 + eps_selection, delta1 + delta2)"
+            "basic composition: (eps_n + eps1 + eps2 + eps_selection, delta1 + delta2)"
         )
         return coef, intercept

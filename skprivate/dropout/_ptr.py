@@ -123,6 +123,20 @@ against what the proof allows:
 
 So no constant of the release can be tightened further without a new argument; the one
 new spend, the classifier's private choice, is stated and audited in ``_chance``.
+
+**The number of rows (issue: no n assumed public).** ``n`` differs between add/remove
+neighbours, so it is private. No constant above reads it: ``Lambda`` (Lemma 1) and
+``Delta(l)`` (Lemma 2) are written with sums and the lower bound ``l`` comes from the
+released ``lambda_noisy`` alone, and the Theorem holds for any neighbours whatever their
+sizes. So the release needs neither a noisy ``n`` nor a lower confidence bound on it (no
+extra delta). ``n`` enters only public-facing choices made before the data are read: the
+forecast of the noise (``_chance``: its warning, ``forecast_noise_to_signal_``, the
+report) and the refusal of ``alpha=0`` on too few rows. Those read the noisy count of
+:mod:`skprivate._row_count` (``epsilon_n``, released first unless ``n_samples_public``),
+post-processing of it; the test and the release are calibrated to ``epsilon - epsilon_n``
+and the whole is ``(epsilon, delta)``-DP by basic composition (Dwork and Roth 2014,
+Theorem 3.16; the count is pure DP, and the choices made from it are covered by the
+adaptive form proved in :mod:`skprivate._row_count`).
 """
 
 import math

@@ -1,8 +1,9 @@
 """Choosing PATE's noise, number of queries and number of teachers from public numbers.
 
 Everything here is a function of public quantities only: the target ``(epsilon, delta)``,
-the number of private rows ``n`` (treated as public, as DP-SGD's sampling rate treats it),
-the number of teachers, of public points and of classes, and the user's explicit settings.
+the number of private rows ``n`` (the noisy count the fit released first, or the exact
+number with ``n_samples_public=True``; see :mod:`skprivate._row_count`), the number of
+teachers, of public points and of classes, and the user's explicit settings.
 No private value is read, so the choices cost no privacy and an infeasible request is
 known, and refused, before any teacher is trained.
 

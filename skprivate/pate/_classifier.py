@@ -1,5 +1,6 @@
 """PATEClassifier: a student trained on noisy labels from an ensemble of teachers."""
 
+import math
 import warnings
 from numbers import Integral, Real
 
@@ -13,9 +14,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import _caveats
 from .._dpsgd._distributed import is_dask_collection
+from .._dpsgd._plan import PUBLIC_N_SAMPLES
+from .._row_count import COUNT_SHARE, count_report, release_row_count
 from ..accounting._pate import _check_discrete_noise, pate_epsilon
 from ..accounting._pate_smooth import pate_sanitized_epsilon
 from ..base import DPEstimatorMixin, PrivacyReport, _n_rows, _resolve_classes
+from ..utils._docstrings import SHARED_DOCS, Substitution
 from ._aggregation import NO_ANSWER, vote_counts
 from ._calibration import MECHANISM as _MECHANISM
 from ._calibration import auto_n_teachers, calibrate, plan_epsilon, sanitization
@@ -24,6 +28,22 @@ from ._labelling import _LabellingMixin
 __all__ = ["PATEClassifier"]
 
 _DATA_DEPENDENT_ROW = "epsilon (data-dependent, do not publish)"
+
+# With epsilon=None (no budget) the noisy count still needs an epsilon before anything else
+# is known: it spends skprivate._row_count.COUNT_SHARE of this, as at the default epsilon=1.
+_COUNT_BUDGET_WITHOUT_EPSILON = 1.0
+
+
+def _rest_epsilon(epsilon, count_epsilon):
+    """The budget left after the count, stepped down ulp by ulp until ``count + rest <=
+    epsilon`` in floating point, so a plan within the rest keeps ``epsilon_ <= epsilon``."""
+    rest = float(epsilon) - float(count_epsilon)
+    while float(count_epsilon) + rest > float(epsilon):
+        rest = math.nextafter(rest, 0.0)
+    return rest
+
+
+@Substitution(**SHARED_DOCS)
 class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Private Aggregation of Teacher Ensembles: a classifier trained on noisy teacher votes.
 
@@ -47,9 +67,9 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         PATE user guide).
     n_teachers : int or "auto", default="auto"
         Number of teachers, hence of disjoint partitions of the private rows. ``"auto"``:
-        1.5 sqrt(n) teachers for n private rows, between 2 and 250 (the number of rows is
-        treated as public). More teachers make the votes stand out from the noise, as long
-        as each still learns something.
+        1.5 sqrt(n) teachers for n private rows, between 2 and 250, with n the noisy count
+        of the private rows (exact only with ``n_samples_public=True``). More teachers make
+        the votes stand out from the noise, as long as each still learns something.
     aggregator : {"lnmax", "gnmax", "confident_gnmax"}, default="gnmax"
         ``"lnmax"``: Laplace noisy max (2017), ``noise_scale`` is the Laplace scale
         ``b = 1/gamma``. ``"gnmax"``: Gaussian noisy max (2018), ``noise_scale`` is sigma.
@@ -122,7 +142,9 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         ``benchmarks/pate_adult.py``, ``benchmarks/pate_small.py``; see the PATE user
         guide).
     accountant : BudgetAccountant, default=None
-        Shared budget; the fit's data-independent cost is reserved before any data is read.
+        Shared budget; the fit's data-independent cost is reserved before any data is read
+        (with the number of rows private: ``(epsilon, delta)`` itself, or, with
+        ``epsilon=None``, the count's cost first and the rest once planned on it).
     n_jobs : int, default=None
         Teachers trained in parallel by joblib (any joblib backend, Dask or Ray included).
     random_state : None, int, Generator or RandomState, default=None
@@ -140,6 +162,10 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         and published as ``classes_``, outside the guarantee (a caveat in
         ``privacy_report_`` and the fit's :class:`~skprivate.exceptions.PrivacyLeakWarning`
         say so).
+    %(n_samples_public)s
+        Here the count sets ``n_teachers="auto"`` (hence the noise and the number of queries
+        calibrated from the teachers) and the check that each teacher gets at least two rows
+        on average. With ``epsilon=None`` it costs 0.05.
 
     Attributes
     ----------
@@ -150,8 +176,8 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
     n_features_in_ : int
         Number of features.
     n_teachers_ : int
-        Teachers trained (``n_teachers``, its "auto" value, or the number of owners in
-        ``groups``).
+        Teachers trained (``n_teachers``, its "auto" value on the noisy count of the rows,
+        or the number of owners in ``groups``).
     n_queries_ : int
         Queries asked of the ensemble.
     n_answered_ : int
@@ -161,7 +187,8 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
     noise_scale_, threshold_, threshold_noise_scale_ : float
         The noise actually used (None where not applicable).
     epsilon_ : float
-        Data-independent epsilon of the queries asked (and, with
+        The noisy count's epsilon (0 with ``n_samples_public=True``) plus the
+        data-independent epsilon of the queries asked (and, with
         ``release_data_dependent``, of the release of ``epsilon_sanitized_``, composed in
         RDP): the guarantee to publish, at most ``epsilon``. For GNMax and Confident-GNMax
         without the release, the exact composition of the discrete Gaussian noise (see
@@ -217,25 +244,34 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
     plurality for the discrete noise (``pate_epsilon(..., noise="discrete")``).
 
     **Calibration.** With ``epsilon`` set, the noise and the number of queries are chosen
-    from public numbers only (``epsilon``, ``delta``, the numbers of private rows, teachers,
-    public points and classes), before any value is read, so an infeasible request raises
-    before any teacher is trained. ``k`` GNMax answers at noise ``sigma`` compose exactly to
-    a Gaussian mechanism of ``mu = sqrt(2 k) / sigma`` (Gaussian DP, Dong, Roth and Su
-    2022; for the discrete noise drawn, the privacy-loss distribution accountant computes
-    it, see :func:`~skprivate.accounting.pate_epsilon`), so ``epsilon`` fixes the load
-    ``k / sigma^2`` it affords; the vote margin of ``T`` teachers grows
-    as ``T``, so the noise is set relative to it, ``sigma = 0.4 T``, and the load then gives
-    ``k``. If that is more than the public points, every point is asked and the noise is
-    lowered to fit; if it is fewer than 30 answers, the noise is raised (up to
+    from public numbers only (``epsilon``, ``delta``, the noisy count of the private rows,
+    the numbers of teachers, public points and classes), before any other value is read, so
+    an infeasible request raises before any teacher is trained. ``k`` GNMax answers at
+    noise ``sigma`` compose exactly to a Gaussian mechanism of ``mu = sqrt(2 k) / sigma``
+    (Gaussian DP, Dong, Roth and Su 2022; for the discrete noise drawn, the privacy-loss
+    distribution accountant computes it, see :func:`~skprivate.accounting.pate_epsilon`),
+    so ``epsilon`` fixes the load ``k / sigma^2`` it affords; the vote margin of ``T``
+    teachers grows as ``T``, so the noise is set relative to it, ``sigma = 0.4 T``, and
+    the load then gives ``k``. If that is more than the public points, every point is
+    asked and the noise is lowered to fit; if it is fewer than 30 answers, the noise is raised (up to
     ``sigma = T``) to buy them; if even that buys fewer than 10 (and 2 per class), the
     request is infeasible. With more than two classes both noises are lowered so that a
     unanimous vote errs as rarely as with two (``0.27 T`` and ``0.37 T`` for ten). LNMax
     uses ``b = sigma / sqrt(2)``. Each solve keeps only values whose epsilon was computed
     and found within the budget, so ``epsilon_ <= epsilon`` always. The rule
     and its measurements are in :mod:`skprivate.pate._calibration`, in the PATE user guide
-    and in ``benchmarks/pate_adult.py`` and ``benchmarks/pate_small.py``. The number of
-    private rows (for ``n_teachers="auto"``) is treated as public, as elsewhere in the
-    package.
+    and in ``benchmarks/pate_adult.py`` and ``benchmarks/pate_small.py``.
+
+    **The number of rows.** It differs between add/remove neighbours, so it is private:
+    ``n_teachers="auto"`` and the rows-per-teacher check read a noisy count of the private
+    rows (exact discrete Laplace noise, ``epsilon_n = 0.05 epsilon``), released first; the
+    queries are calibrated to ``epsilon - epsilon_n`` and the two compose by basic
+    (adaptive) composition, so ``epsilon_ <= epsilon`` still (the proof is in
+    ``skprivate._row_count``). The partition still gives each real row to one of
+    ``n_teachers_`` teachers, so one row changes one vote per query whatever the count
+    said: the number of rows enters no sensitivity. ``n_samples_public=True`` skips the
+    count, reads the exact number and reports it as public; with ``groups`` the number of
+    owners (the number of teachers) is treated as public, as the set of classes is.
 
     ``epsilon_`` is data-independent and counts every asked query as answered, so it holds
     whatever the teachers voted. ``epsilon_data_dependent_`` (2017 Theorem 3, 2018
@@ -272,15 +308,17 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
     >>> clf = PATEClassifier(RandomForestClassifier(n_estimators=10), epsilon=2.0,
     ...                      classes=[0, 1])
     >>> clf = clf.fit(X_private, y_private, X_public=X_public)
-    >>> clf.n_teachers_, clf.n_queries_, round(clf.noise_scale_, 1), round(clf.epsilon_, 2)
-    (29, 30, 15.5, 2.0)
+    >>> 20 <= clf.n_teachers_ <= 40, clf.n_queries_ >= 10, clf.epsilon_ <= 2.0
+    (True, True, True)
     >>> clf.predict(X_test).shape
     (100,)
 
     The noise and the number of queries were chosen from ``epsilon`` and public numbers
-    only: 369 private rows give 29 teachers (``n_teachers="auto"``), and epsilon 2 buys 30
-    answers at a noise of about 0.5 times the number of teachers, asked about public points
-    spread over the public data (``query_strategy="kmeans"``). On so few rows the student
+    only: the 369 private rows, counted with noise of scale 10 (5 % of epsilon), give about
+    29 teachers (``n_teachers="auto"``; exactly 29 with ``n_samples_public=True``), and the
+    rest of epsilon 2 buys about 30 answers at a noise of about 0.5 times the number of
+    teachers, asked about public points spread over the public data
+    (``query_strategy="kmeans"``). On so few rows the student
     depends much on the noise draw: over eight seeds of this example its accuracy on
     ``X_test`` ranged from 0.72 to 0.89 (0.59 to 0.92 with ``soft_labels=False``; majority
     class 0.68), where
@@ -307,6 +345,7 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
         "classes": ["array-like", None],
+        "n_samples_public": ["boolean"],
     }
 
     def __init__(
@@ -330,6 +369,7 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         random_state=None,
         verbose=0,
         classes=None,
+        n_samples_public=False,
     ):
         self.teacher = teacher
         self.student = student
@@ -350,13 +390,17 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         self.random_state = random_state
         self.verbose = verbose
         self.classes = classes
+        self.n_samples_public = n_samples_public
 
     # --- the public, data-independent side of a fit ----------------------------------------
-    def _make_plan(self, n_private, n_public=None, n_classes=None, n_owners=None):
+    def _make_plan(self, n_private, n_public=None, n_classes=None, n_owners=None, *,
+                   epsilon):
         """The fit's :class:`~._calibration.QueryPlan`, from public numbers only.
 
-        Raises :class:`~skprivate.exceptions.InfeasiblePrivacyError` when ``epsilon`` cannot
-        be met, before any value of the data is read.
+        ``n_private`` is the number of rows to plan on (the noisy count, or the exact one
+        when public); ``epsilon`` the budget of the queries (None: no budget). Raises
+        :class:`~skprivate.exceptions.InfeasiblePrivacyError` when ``epsilon`` cannot be
+        met, before any teacher is trained.
         """
         mechanism = _MECHANISM[self.aggregator]
         _check_discrete_noise(mechanism, self.noise_scale, self.threshold_noise_scale)
@@ -367,7 +411,7 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         else:
             n_teachers = self.n_teachers
         plan = calibrate(
-            epsilon=self.epsilon, delta=self.delta, aggregator=self.aggregator,
+            epsilon=epsilon, delta=self.delta, aggregator=self.aggregator,
             n_teachers=n_teachers, n_public=n_public, n_classes=n_classes,
             noise_scale=self.noise_scale, n_queries=self.n_queries, threshold=self.threshold,
             threshold_noise_scale=self.threshold_noise_scale,
@@ -417,16 +461,112 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
             self.release_data_dependent,
         )
 
+    def _rows_public(self):
+        """Whether the number of rows is public: declared so, or set by a private search
+        (``_dpsgd._plan.PUBLIC_N_SAMPLES``, the public size it planned the run on)."""
+        return bool(self.n_samples_public) or getattr(self, PUBLIC_N_SAMPLES, None) is not None
+
+    def _count_budget(self):
+        """The budget the count takes its share of (``epsilon``, or a fixed one without)."""
+        return self.epsilon if self.epsilon is not None else _COUNT_BUDGET_WITHOUT_EPSILON
+
+    def _count_epsilon(self):
+        """What the private count costs, known before it is drawn (its share of the budget,
+        as :func:`~skprivate._row_count.release_row_count` computes it)."""
+        return float(COUNT_SHARE * self._count_budget())
+
     def _privacy_plan(self, n_samples):
         public = getattr(self, "_public_numbers", None)
         if public is None:
-            # Planned before the public points are known (the private searches): the
-            # calibration never exceeds epsilon, whatever their number.
+            # Planned before the public points are known (the private searches,
+            # total_privacy_cost): the calibration never exceeds epsilon, whatever their
+            # number, and with the count the whole fit stays within it too.
             if self.epsilon is not None:
                 return self._privacy_spend(self.epsilon, self.delta)
-            return self._privacy_spend(self._make_plan(n_samples).epsilon, self.delta)
-        self._query_plan = self._make_plan(n_samples, *public)
+            spent = self._make_plan(n_samples, epsilon=None).epsilon
+            if not self._rows_public():
+                # No budget and a private count: the count's cost plus the queries planned
+                # on n_samples rows (a fit plans on its noisy count instead).
+                spent += self._count_epsilon()
+            return self._privacy_spend(spent, self.delta)
+        self._query_plan = self._make_plan(n_samples, *public, epsilon=self.epsilon)
         return self._privacy_spend(self._query_plan.epsilon, self.delta)
+
+    def _reserve(self, spend):
+        """Book ``spend`` in the accountant (if any) as this fit's spend of record.
+
+        What :meth:`~skprivate.base.DPEstimatorMixin._reserve_plan` does with a plan made
+        from ``n``, for a spend that reads no ``n`` (see :meth:`_plan_on_count`).
+        """
+        self.__dict__.pop("_reserved_spend", None)
+        if self.accountant is not None:
+            self.accountant.spend(spend)
+        self._reserved_spend = spend
+
+    def _plan_on_count(self, n_private, n_public, n_classes, n_owners, rng):
+        """Release the number of private rows, plan the queries on it, reserve the spend.
+
+        Returns the :class:`~skprivate._row_count.NoisyCount`; ``self._query_plan`` is set.
+
+        The exact number of rows differs between add/remove neighbours, and
+        ``n_teachers="auto"`` (hence the noise, the number of queries and the threshold
+        calibrated from the teachers) and the rows-per-teacher check would publish a
+        function of it. So, unless it is public, it is released first with discrete Laplace
+        noise (:func:`~skprivate._row_count.release_row_count`, a share of the budget), and
+        everything is planned on that count and calibrated to what is left of ``epsilon``.
+        The whole fit is then ``(count + queries, delta)``-DP by basic composition
+        (adaptive: the queries' parameters are chosen from the count; the proof is in
+        :mod:`skprivate._row_count`). The number of rows enters no sensitivity: the
+        partition gives each of the real rows to one of ``n_teachers_`` teachers whatever
+        their number, so one row still changes one vote per query (``._partition``); no
+        lower confidence bound (and no extra delta) is needed.
+        """
+        public = self._rows_public()
+        if public:
+            n_plan = getattr(self, PUBLIC_N_SAMPLES, None) or n_private
+            self._check_rows_per_teacher(n_plan, n_owners, "")
+            self._public_numbers = (n_public, n_classes, n_owners)
+            try:
+                self._reserve_plan(n_plan)  # calibrates; reserves before any value is read
+            finally:
+                del self._public_numbers
+            return release_row_count(n_plan, 0.0, public=True, rng=rng)
+        budget = self._count_budget()
+        if self.epsilon is not None:
+            # Reserved before the count: the target itself bounds the whole fit (the plan
+            # below stays within what the count leaves), and reads no n.
+            self._reserve(self._privacy_spend(self.epsilon, self.delta))
+        else:
+            # No budget: the queries' epsilon follows from the teachers, hence from the
+            # count, so only the count's share can be reserved before it; the rest is
+            # reserved once planned, below.
+            self._reserve(self._privacy_spend(self._count_epsilon(), 0.0))
+        count = release_row_count(n_private, budget, public=False, rng=rng)
+        self._check_rows_per_teacher(count.n_plan, n_owners, " (noisy count)")
+        rest = None if self.epsilon is None else _rest_epsilon(self.epsilon, count.epsilon)
+        self._query_plan = self._make_plan(
+            count.n_plan, n_public, n_classes, n_owners, epsilon=rest
+        )
+        if self.epsilon is None:
+            reserved = self._reserved_spend
+            if self.accountant is not None:
+                self.accountant.spend(self._privacy_spend(self._query_plan.epsilon, self.delta))
+            self._reserved_spend = self._privacy_spend(
+                reserved.epsilon + self._query_plan.epsilon, self.delta
+            )
+        return count
+
+    def _check_rows_per_teacher(self, n_rows, n_owners, how):
+        """Refuse an explicit ``n_teachers`` of under two rows per teacher on ``n_rows``."""
+        if n_owners is not None or self.n_teachers == "auto" or n_rows >= 2 * self.n_teachers:
+            return
+        name = type(self).__name__
+        raise ValueError(
+            f"{name}: {n_rows} private rows{how} for n_teachers={self.n_teachers}: a "
+            f"teacher would see {n_rows / self.n_teachers:.1f} rows on average. Use "
+            f"n_teachers='auto' (here {auto_n_teachers(n_rows)}), at most "
+            f"{max(n_rows // 2, 2)} teachers, or more private data."
+        )
 
     def _public_counts(self, X, y, X_public, groups):
         """(n_private, n_public, n_classes, n_owners) read without any private value.
@@ -486,9 +626,10 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
                 f"{name}: groups must have one entry per row of X ({_n_rows(X)}); got shape "
                 f"{np.shape(groups)}."
             )
-        # Public numbers only (shapes, the public rows' marker, the label set, the number of
-        # owners): the plan, its accountant reservation and any infeasibility come before
-        # any private value is read and before any teacher is trained.
+        # Public numbers (shapes, the public rows' marker, the label set, the number of
+        # owners) and the number of private rows, which only the count reads: the plan, its
+        # accountant reservation and any infeasibility come before any other private value
+        # is read and before any teacher is trained.
         n_private, n_public, n_classes, n_owners = self._public_counts(X, y, X_public, groups)
         if n_public == 0:
             raise ValueError(
@@ -497,18 +638,15 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
             )
         if n_owners is not None and n_owners < 2:
             raise ValueError(f"{name}: groups names a single data owner; PATE needs two.")
-        if n_owners is None and self.n_teachers != "auto" and n_private < 2 * self.n_teachers:
+        if n_private < 1:
+            # As every estimator's input validation does (scikit-learn's "0 sample(s)"): no
+            # fit on empty data; the count and its guarantee start at one row.
             raise ValueError(
-                f"{name}: {n_private} private rows for n_teachers={self.n_teachers}: a "
-                f"teacher would see {n_private / self.n_teachers:.1f} rows on average. Use "
-                f"n_teachers='auto' (here {auto_n_teachers(n_private)}), at most "
-                f"{max(n_private // 2, 2)} teachers, or more private data."
+                f"{name}: 0 private rows (n_samples=0) to train the teachers on; pass "
+                "labelled private rows."
             )
-        self._public_numbers = (n_public, n_classes, n_owners)
-        try:
-            self._reserve_plan(n_private)  # calibrates; reserves before any value is read
-        finally:
-            del self._public_numbers
+        rng = self._noise_rng()
+        count = self._plan_on_count(n_private, n_public, n_classes, n_owners, rng)
         teacher = self.teacher if self.teacher is not None else RandomForestClassifier(100)
         allow_nan = get_tags(teacher).input_tags.allow_nan
         X, y = validate_data(
@@ -543,15 +681,15 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         self.classes_, _, label_caveats = _resolve_classes(name, self.classes, y_private)
 
         return self._fit_teachers_and_student(
-            teacher, X_private, y_private, groups, X_public, n_private, label_caveats
+            teacher, X_private, y_private, groups, X_public, count, label_caveats, rng
         )
 
     def _fit_teachers_and_student(self, teacher, X_private, y_private, groups, X_public,
-                                  n_private, label_caveats):
+                                  count, label_caveats, rng):
         """The private part of ``fit``, once the plan is reserved and the data validated.
 
         Shared by the in-memory fit and the Dask fit (:func:`._dask.fit_dask`), which then
-        draw the same partition, seeds and noise from the same generator.
+        draw the same count, partition, seeds and noise from the same generator ``rng``.
         """
         name = type(self).__name__
         plan = self._query_plan
@@ -564,7 +702,6 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
                 stacklevel=3,
             )
         self.soft_labels_ = self._soft_labels_wanted()  # refuses a bad combination first
-        rng = self._noise_rng()
         self._student_seed = rng.integers(np.iinfo(np.int32).max)
         teacher_labels = self._teacher_labels(
             teacher, X_private, y_private, groups, X_public, plan.n_teachers, rng
@@ -582,10 +719,10 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
                 "Confident-GNMax threshold."
             )
         self.student_ = self._train_student(X_public, asked, labels, counts)
-        self._account(teacher_labels[:, asked], answered, n_private, rng, label_caveats)
+        self._account(teacher_labels[:, asked], answered, count, rng, label_caveats)
         return self
 
-    def _account(self, votes_labels, answered, n_private, rng, caveats=()):
+    def _account(self, votes_labels, answered, count, rng, caveats=()):
         votes = vote_counts(votes_labels, len(self.classes_))
         cost = self._cost(votes, answered=answered, data_dependent=True)
         scale, threshold, sigma1 = self._noise()
@@ -600,10 +737,13 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         # The data-dependent theorems bound the release of the noisy arg max; a student
         # trained on the noisy counts (soft labels) is covered by the data-independent
         # bound only (._soft_labels).
-        self.epsilon_data_dependent_ = (
+        # Both bounds of the whole release, the count's (data-independent) cost included.
+        self.epsilon_data_dependent_ = count.epsilon + (
             float(worst_case) if self.soft_labels_ else float(cost.epsilon_data_dependent)
         )
-        spend = self._privacy_spend(worst_case, self.delta)
+        # Basic composition with the count (pure DP; the queries were planned on it), so no
+        # dp_accounting event: see skprivate._row_count. 0.0 when the count is public.
+        spend = self._privacy_spend(count.epsilon + worst_case, self.delta)
         report = {
             "mechanism": {
                 "lnmax": "Laplace noisy max (LNMax)",
@@ -629,6 +769,7 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
                 else "the noisy arg max"
             ),
             _DATA_DEPENDENT_ROW: self.epsilon_data_dependent_,
+            **count_report(count),
         }
         if self.release_data_dependent:
             order, beta, sigma_s = self._sanitization(votes.shape[0])
@@ -647,7 +788,7 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
                 random_state=rng,
             )
             # The worst-case bound (public) also holds for these votes: never report more.
-            self.epsilon_sanitized_ = float(min(sanitized.epsilon, worst_case))
+            self.epsilon_sanitized_ = count.epsilon + float(min(sanitized.epsilon, worst_case))
             report["epsilon (data-dependent, sanitised: publishable estimate)"] = (
                 self.epsilon_sanitized_
             )
@@ -660,11 +801,12 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         caveats = list(caveats)
         if self.epsilon is None:
             caveats.append(_caveats.no_budget(
-                worst_case, f"the {self.n_queries_} answers at noise_scale={scale:.4g} that "
-                "were asked (the noise and the number of queries were not chosen from a "
-                "budget)",
+                spend.epsilon, f"the {self.n_queries_} answers at noise_scale={scale:.4g} that "
+                "were asked" + ("" if count.public else " and the noisy count of the rows")
+                + " (the noise and the number of queries were not chosen from a budget)",
             ))
-        self._finish_private_fit(spend, report, n_private, caveats=caveats)
+        # The delta >= 1/n check reads the count: the exact n is not published.
+        self._finish_private_fit(spend, report, count.n_plan, caveats=caveats)
 
     def __getstate__(self):
         # A pickle (pickle, joblib.dump, a process pool's return) is how a model leaves the

@@ -4,10 +4,11 @@
 ``dask.array.Array`` with known row chunks, a Dask DataFrame) here. The fit is the
 in-memory fit with the teachers' training moved to the workers:
 
-1. The plan, from public numbers only (the row count, read from the known chunk sizes; the
-   number of public points and of classes), is made and reserved before any value is
-   read, exactly as in memory, so the accountant, the plan and ``epsilon_`` are those of an
-   in-memory fit of the same ``n``.
+1. The plan, from public numbers only (the noisy count of the rows, whose exact number is
+   read from the known chunk sizes; the number of public points and of classes), is made
+   and reserved before any value is read, exactly as in memory, so the accountant, the
+   count, the plan and ``epsilon_`` are those of an in-memory fit of the same ``n`` and
+   ``random_state``.
 2. The partition. Each chunk's task (rows ``[r0, r1)``) computes the teacher of each of
    its rows with :func:`~skprivate.pate._partition.teacher_owners`, a function of the
    secret key and the row index only, and splits its rows by teacher. Teacher ``t``'s
@@ -50,7 +51,6 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ..base import _n_rows, _resolve_classes
-from ._calibration import auto_n_teachers
 from ._partition import teacher_owners
 
 __all__ = []
@@ -103,22 +103,14 @@ def fit_dask(estimator, X, y, X_public, groups):
     n_private, n_public = int(X.shape[0]), _n_rows(X_public)
     if not n_public:
         raise ValueError(f"{name}: no public points to label; X_public has no rows.")
-    if estimator.n_teachers != "auto" and n_private < 2 * estimator.n_teachers:
-        raise ValueError(
-            f"{name}: {n_private} private rows for n_teachers={estimator.n_teachers}: a "
-            f"teacher would see {n_private / estimator.n_teachers:.1f} rows on average. Use "
-            f"n_teachers='auto' (here {auto_n_teachers(n_private)}), at most "
-            f"{max(n_private // 2, 2)} teachers, or more private data."
-        )
     # The label set is read exactly as in memory: from the data when classes=None (with the
     # same caveat), checked against the declared classes otherwise.
     present = np.asarray(da.unique(y).compute())
     n_classes = len(estimator.classes) if estimator.classes is not None else len(present)
-    estimator._public_numbers = (n_public, n_classes, None)
-    try:
-        estimator._reserve_plan(n_private)  # calibrates; reserves before any value is read
-    finally:
-        del estimator._public_numbers
+    # The count (unless public), the plan on it and the reservation, as in memory and from
+    # the same generator: the same count, partition and noise for the same random_state.
+    rng = estimator._noise_rng()
+    count = estimator._plan_on_count(n_private, n_public, n_classes, None, rng)
     teacher = estimator.teacher if estimator.teacher is not None \
         else RandomForestClassifier(100)
     allow_nan = get_tags(teacher).input_tags.allow_nan
@@ -139,7 +131,7 @@ def fit_dask(estimator, X, y, X_public, groups):
     )
     estimator.classes_, _, label_caveats = _resolve_classes(name, estimator.classes, present)
     return estimator._fit_teachers_and_student(
-        teacher, X, y, None, X_public, n_private, label_caveats
+        teacher, X, y, None, X_public, count, label_caveats, rng
     )
 
 

@@ -8,6 +8,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer
 from sklearn.model_selection import train_test_split
 
+from skprivate._row_count import COUNT_SHARE, release_row_count
 from skprivate.accounting import BudgetAccountant
 from skprivate.audit import epsilon_lower_bound
 from skprivate.dropout import DPDropoutClassifier, DPDropoutRegressor
@@ -34,13 +35,17 @@ def _dense(n, p, seed=0):
     return X, y
 
 
+def _public(n):
+    return release_row_count(n, 0.0, public=True, rng=None)
+
+
 def test_forecast_matches_an_independent_computation():
     # n = 10,000 rows of 9 features in [-1, 1]: B_a = sqrt(9 + 1), u = 1, c = 1, alpha = 1,
     # Y = 1 (two classes), R = 2 Y / b = 2; epsilon 1 split 0.3 / 0.1 / 0.6.
     n, p, eps, delta = 10_000, 9, 1.0, 1e-5
-    clf = DPDropoutClassifier(epsilon=eps, delta=delta, bounds=(-1, 1))
+    clf = DPDropoutClassifier(epsilon=eps, delta=delta, bounds=(-1, 1), n_samples_public=True)
     X, y = _dense(n, p)
-    forecast = clf._forecast_before_fit(X, 1, 1.0)
+    forecast = clf._forecast_before_fit(X, 1, 1.0, _public(n))
     margin = math.log(1 / (2 * 0.3 * delta)) / (0.3 * eps)
     ell = n - 1 - margin
     b_a = math.sqrt(p + 1)
@@ -71,7 +76,7 @@ def test_forecast_is_a_lower_bound_of_the_fit_and_tight_on_dense_features():
 
 def test_chance_warning_comes_before_the_data_are_read():
     X = np.full((300, 30), np.nan)  # would fail validation if it were read
-    clf = DPDropoutClassifier(epsilon=1.0, bounds=(0, 1))
+    clf = DPDropoutClassifier(epsilon=1.0, bounds=(0, 1), n_samples_public=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(ValueError, match="NaN"):
@@ -85,7 +90,7 @@ def test_chance_warning_comes_before_the_data_are_read():
 def test_rows_and_epsilon_named_by_the_warning_leave_the_chance_region():
     clf = DPDropoutClassifier(epsilon=1.0, bounds=(-1, 1))
     with pytest.warns(UtilityWarning, match="noise-to-signal"):
-        forecast = clf._forecast_and_warn(500, math.sqrt(30), 1.0, 1.0, 1)
+        forecast = clf._forecast_and_warn(_public(500), math.sqrt(30), 1.0, 1.0, 1)
     assert forecast["ratio"] > CHANCE_RATIO
     n_needed, eps_needed = forecast["rows needed"], forecast["epsilon needed"]
     at_rows = clf._forecast(n_needed, math.sqrt(30), 1.0, 1.0, 1)["ratio"]
@@ -110,7 +115,9 @@ def test_breast_cancer_at_epsilon_4_warns_and_is_no_worse_than_the_majority_clas
     majority = max(np.mean(yte), 1 - np.mean(yte))
     accuracies = []
     for seed in range(8):
-        clf = DPDropoutClassifier(epsilon=4.0, bounds=(0, 1), random_state=seed)
+        # breast cancer's size is published (569 rows): the exact count is public here
+        clf = DPDropoutClassifier(epsilon=4.0, bounds=(0, 1), random_state=seed,
+                                  n_samples_public=True)
         chance = _fit_recording(clf, Xtr, ytr)
         assert len(chance) == 1 and "noise-to-signal ratio of at least" in chance[0]
         assert "selection" in clf.privacy_report_
@@ -141,16 +148,18 @@ def test_a_noise_dominated_fit_without_forecast_warning_warns_when_it_returns_a_
 
 def test_selection_spends_inside_the_budget():
     clf = DPDropoutClassifier(epsilon=1.0, delta=1e-5, selection_fraction=0.2)
+    # The noisy count of the rows takes its share first; the fractions split the rest.
     eps1, delta1, eps2, delta2 = clf._budget_split()
-    assert eps1 + eps2 + clf._selection_epsilon() <= 1.0
-    assert eps1 == pytest.approx(0.3) and eps2 == pytest.approx(0.5)
+    rest = 1.0 - COUNT_SHARE
+    assert COUNT_SHARE + eps1 + eps2 + clf._selection_epsilon() <= 1.0
+    assert eps1 == pytest.approx(0.3 * rest) and eps2 == pytest.approx(0.5 * rest)
     assert delta1 + delta2 <= 1e-5
     acc = BudgetAccountant(epsilon=2.0, delta=1e-4)
     X, y = _dense(5000, 5)
     clf = DPDropoutClassifier(epsilon=1.0, bounds=(-1, 1), accountant=acc, random_state=0)
     _fit_recording(clf, X, y)
     assert acc.total() == pytest.approx((1.0, 1e-5))
-    assert clf.privacy_report_["selection epsilon"] == pytest.approx(0.1)
+    assert clf.privacy_report_["selection epsilon"] == pytest.approx(0.1 * rest)
 
 
 def test_fractions_that_leave_nothing_for_the_release_are_refused():
@@ -170,8 +179,10 @@ def test_no_selection_keeps_the_released_model():
 
 def test_regressor_forecast_does_not_depend_on_the_target_scale():
     X = np.zeros((1000, 4))
-    a = DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0)._forecast_before_fit(X, 1, 1.0)
-    b = DPDropoutRegressor(bounds=(-1, 1), y_bound=50.0)._forecast_before_fit(X, 1, 50.0)
+    a = DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0)._forecast_before_fit(
+        X, 1, 1.0, _public(1000))
+    b = DPDropoutRegressor(bounds=(-1, 1), y_bound=50.0)._forecast_before_fit(
+        X, 1, 50.0, _public(1000))
     assert a["ratio"] == pytest.approx(b["ratio"])
 
 
@@ -206,12 +217,13 @@ def test_three_classes_read_from_y_warn_once_with_their_own_forecast():
     rng = np.random.default_rng(0)
     X = rng.uniform(0, 1, size=(300, 4))
     y = rng.integers(0, 3, size=300)
-    clf = DPDropoutClassifier(epsilon=1.0, bounds=(0, 1), random_state=0)
+    clf = DPDropoutClassifier(epsilon=1.0, bounds=(0, 1), random_state=0,
+                              n_samples_public=True)
     chance = _fit_recording(clf, X, y)
     assert len(chance) == 1
-    binary = DPDropoutClassifier(epsilon=1.0, bounds=(0, 1)).forecast_noise_to_signal(300, 4)
-    three = DPDropoutClassifier(epsilon=1.0, bounds=(0, 1)).forecast_noise_to_signal(
-        300, 4, n_classes=3)
+    public = dict(epsilon=1.0, bounds=(0, 1), n_samples_public=True)
+    binary = DPDropoutClassifier(**public).forecast_noise_to_signal(300, 4)
+    three = DPDropoutClassifier(**public).forecast_noise_to_signal(300, 4, n_classes=3)
     assert clf.forecast_noise_to_signal_ == pytest.approx(three) and three > binary
 
 

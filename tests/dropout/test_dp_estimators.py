@@ -45,7 +45,8 @@ def test_release_is_the_exact_minimiser_when_the_noise_is_off(monkeypatch):
 
 def test_noise_is_calibrated_to_the_derived_sensitivity():
     X, y = _data()
-    reg = _fit(DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0, random_state=0), X, y)
+    reg = _fit(DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0, random_state=0,
+                                  n_samples_public=True), X, y)
     eps1, delta1 = 0.3, 0.3e-5
     margin = math.log(1 / (2 * delta1)) / eps1
     assert reg.lambda_bound_ == pytest.approx(max(reg.lambda_noisy_ - margin, 0))
@@ -135,7 +136,8 @@ def test_failure_probability_on_a_data_set_below_the_threshold():
     runs, passed = 1500, 0
     for seed in range(runs):
         reg = DPDropoutRegressor(epsilon=1.0, delta=delta, alpha=0.0, bounds=(-1, 1),
-                                 y_bound=1.0, test_fraction=fraction, random_state=seed)
+                                 y_bound=1.0, test_fraction=fraction, random_state=seed,
+                                 n_samples_public=True)
         try:
             _fit(reg, X, y)
             passed += 1
@@ -189,10 +191,12 @@ def test_no_dropout_needs_a_ridge_floor_and_skips_the_test():
 
 
 def test_unpassable_test_is_refused_before_anything_is_spent():
+    # With the number of rows public; a private one is refused on its noisy count, after
+    # the reservation (tests/dropout/test_row_count.py).
     acc = BudgetAccountant(epsilon=5.0)
     X, y = _data(n=30)
     with pytest.raises(ValueError, match="test_fraction") as info:
-        DPDropoutRegressor(alpha=0.0, accountant=acc).fit(X, y)
+        DPDropoutRegressor(alpha=0.0, accountant=acc, n_samples_public=True).fit(X, y)
     assert "cannot pass on 30 rows" in str(info.value)
     assert acc.spends == []
 

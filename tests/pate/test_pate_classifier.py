@@ -10,6 +10,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
+from skprivate._row_count import COUNT_SHARE
 from skprivate.accounting import BudgetAccountant, pate_epsilon
 from skprivate.exceptions import PrivacyLeakWarning
 from skprivate.pate import PATEClassifier
@@ -89,8 +90,9 @@ def test_budget_limits_the_number_of_queries():
     clf = small(epsilon=20.0, n_queries=100).fit(X_priv, y_priv, X_public=X_pub)
     assert clf.epsilon_ <= 20.0
     assert 10 <= clf.n_queries_ < 100
+    # The queries get what the noisy count of the rows leaves (COUNT_SHARE of epsilon).
     one_more = clf._data_independent_epsilon(clf.n_queries_ + 1)
-    assert one_more > 20.0
+    assert COUNT_SHARE * 20.0 + one_more > 20.0
 
 
 def test_accountant_records_the_fit():
@@ -121,7 +123,7 @@ def test_gaussian_aggregators(aggregator):
 
 def test_without_a_budget_the_noise_scales_with_the_number_of_teachers():
     clf = PATEClassifier(aggregator="confident_gnmax", n_teachers=100, epsilon=None)
-    plan = clf._make_plan(1000, n_public=300, n_classes=2)
+    plan = clf._make_plan(1000, n_public=300, n_classes=2, epsilon=None)
     assert (plan.noise_scale, plan.threshold, plan.threshold_noise_scale) == (40.0, 80.0, 150.0)
     assert plan.n_queries == 300
 
@@ -313,7 +315,8 @@ def test_an_infeasible_request_fails_fast_before_any_teacher_trains():
 
     clf = PATEClassifier(Refuses(), epsilon=0.2)
     start = time.perf_counter()
-    with pytest.raises(InfeasiblePrivacyError, match="affords at most .* answers? with 29 "
+    # (29 teachers for the 380 rows if public; here planned on their noisy count)
+    with pytest.raises(InfeasiblePrivacyError, match=r"affords at most .* answers? with \d+ "
                                                      "teachers.*Raise epsilon"):
         clf.fit(X_priv, y_priv, X_public=X_pub)
     assert time.perf_counter() - start < 1.0
@@ -325,7 +328,8 @@ def test_explicit_settings_override_the_calibration():
     clf = PATEClassifier(DecisionTreeClassifier(max_depth=3), n_teachers=20, noise_scale=20.0,
                          epsilon=2.0, random_state=0).fit(X_priv, y_priv, X_public=X_pub)
     assert clf.noise_scale_ == 20.0 and clf.epsilon_ <= 2.0
-    assert clf._data_independent_epsilon(clf.n_queries_ + 1) > 2.0  # as many as affordable
+    # as many as affordable with what the noisy count of the rows leaves
+    assert COUNT_SHARE * 2.0 + clf._data_independent_epsilon(clf.n_queries_ + 1) > 2.0
     clf = PATEClassifier(DecisionTreeClassifier(max_depth=3), n_teachers=20, n_queries=30,
                          epsilon=2.0, random_state=0).fit(X_priv, y_priv, X_public=X_pub)
     assert clf.n_queries_ == 30 and 1.99 < clf.epsilon_ <= 2.0
@@ -333,7 +337,7 @@ def test_explicit_settings_override_the_calibration():
 
 def test_release_of_the_data_dependent_epsilon_is_paid_only_when_on():
     params = dict(n_teachers=20, n_queries=50, noise_scale=10.0, aggregator="gnmax",
-                  epsilon=None)
+                  epsilon=None, n_samples_public=True)
     off = small(**params).fit(X_priv, y_priv, X_public=X_pub)
     on = small(release_data_dependent=True, **params).fit(X_priv, y_priv, X_public=X_pub)
     assert not hasattr(off, "epsilon_sanitized_")
@@ -367,7 +371,7 @@ def test_a_teacher_of_one_class_votes_for_it_and_an_empty_one_abstains():
 def test_too_many_teachers_for_the_rows_reads_correctly():
     with pytest.raises(ValueError, match=r"15 private rows for n_teachers=10: a teacher would "
                                          r"see 1.5 rows on average. Use n_teachers='auto'"):
-        small().fit(X_priv[:15], y_priv[:15], X_public=X_pub)
+        small(n_samples_public=True).fit(X_priv[:15], y_priv[:15], X_public=X_pub)
 
 
 def test_at_the_end_of_a_pipeline_the_public_rows_share_its_preprocessing():
@@ -394,7 +398,8 @@ def test_epsilon_is_the_exact_composition_of_the_discrete_gaussian():
     # GNMax's epsilon_ is pate_epsilon's exact (PLD) composition, below the papers' RDP
     # bound; the calibration therefore affords more answers than RDP would at that noise.
     clf = PATEClassifier(RandomForestClassifier(5), n_teachers=10, aggregator="gnmax",
-                         noise_scale=8.0, n_queries=60, epsilon=None, random_state=0)
+                         noise_scale=8.0, n_queries=60, epsilon=None, random_state=0,
+                         n_samples_public=True)
     clf.fit(X_priv, y_priv, X_public=X_pub)
     zeros = np.zeros((60, 2), dtype=int)
     args = dict(mechanism="gaussian", noise_scale=8.0, delta=1e-5, data_dependent=False)

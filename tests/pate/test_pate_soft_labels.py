@@ -128,6 +128,8 @@ def test_soft_labels_with_the_noisy_labels_agree():
     X_hard, y_hard, _ = hard.student_.seen_
     for x, label in zip(X_hard, y_hard):
         rows = np.all(X_soft == x, axis=1)
+        if np.ptp(w[rows]) == 0:
+            continue  # a tie of the noisy counts: the hard label broke it at random
         assert y_soft[rows][np.argmax(w[rows])] == label
 
 
