@@ -220,17 +220,17 @@ def data_dependent_epsilon(what):
     )
 
 
-def epsilon_from_count(noise_multiplier):
-    """An explicit ``noise_multiplier`` with a private number of rows: ``epsilon_`` is the
-    realised plan's, chosen from the noisy count (a privacy odometer, not a filter)."""
+def epsilon_from_count(fixed):
+    """Noise fixed by the user (``fixed``, e.g. ``"noise_multiplier=1.0"``) with a private
+    number of rows: ``epsilon_`` is the realised plan's, chosen from the noisy count (a
+    privacy odometer, not a filter)."""
     return Caveat(
         "epsilon_from_count",
-        f"noise_multiplier={noise_multiplier!r} fixes the noise, so the training's epsilon "
-        "follows the sampling rate and steps planned on the noisy count of rows: epsilon_ is "
-        "this plan's, not a bound over every count the release could have drawn (Rogers, "
-        "Roth, Ullman and Vadhan 2016: adaptively chosen costs add up only under a budget "
-        "fixed in advance); pass epsilon instead of noise_multiplier, or "
-        "n_samples_public=True if the number of rows is public",
+        f"{fixed} fixes the noise, so the epsilon of what follows the noisy count of rows "
+        "(its sampling rate, steps or queries were planned on it) is this plan's, not a "
+        "bound over every count the release could have drawn (Rogers, Roth, Ullman and "
+        "Vadhan 2016: adaptively chosen costs add up only under a budget fixed in advance); "
+        "pass epsilon instead, or n_samples_public=True if the number of rows is public",
     )
 
 

@@ -152,7 +152,7 @@ class DPSGDFitMixin(DPSGDPlanMixin):
                 "dp-accounting event is kept, so accountants add this fit's epsilon"
             )
             if self.noise_multiplier is not None:
-                caveats = [*caveats, _caveats.epsilon_from_count(self.noise_multiplier)]
+                caveats = [*caveats, _caveats.epsilon_from_count(f"noise_multiplier={self.noise_multiplier!r}")]
         if steps_run is not None and steps_run < plan.n_steps:
             report["stopped_early"] = (
                 f"{steps_run} of {plan.n_steps} planned steps ran; epsilon is the planned "

@@ -737,13 +737,23 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         # The data-dependent theorems bound the release of the noisy arg max; a student
         # trained on the noisy counts (soft labels) is covered by the data-independent
         # bound only (._soft_labels).
+        bound = float(worst_case)
+        if not count.public and self.epsilon is not None:
+            # Every count's plan is calibrated to at most the rest of epsilon, so the whole
+            # fit's guarantee (the count plus the worst plan any count could choose) is
+            # that rest; this plan's own bound may be smaller and would understate it.
+            bound = max(bound, _rest_epsilon(self.epsilon, count.epsilon))
+        elif not count.public:
+            caveats = [*caveats, _caveats.epsilon_from_count(
+                f"epsilon=None with noise_scale={self.noise_scale!r}"
+            )]
         # Both bounds of the whole release, the count's (data-independent) cost included.
         self.epsilon_data_dependent_ = count.epsilon + (
-            float(worst_case) if self.soft_labels_ else float(cost.epsilon_data_dependent)
+            bound if self.soft_labels_ else float(cost.epsilon_data_dependent)
         )
         # Basic composition with the count (pure DP; the queries were planned on it), so no
         # dp_accounting event: see skprivate._row_count. 0.0 when the count is public.
-        spend = self._privacy_spend(count.epsilon + worst_case, self.delta)
+        spend = self._privacy_spend(count.epsilon + bound, self.delta)
         report = {
             "mechanism": {
                 "lnmax": "Laplace noisy max (LNMax)",
