@@ -314,8 +314,10 @@ class DPEstimatorMixin:
             costs its plan (see :meth:`_reserve_plan`).
         report : dict
             Estimator-specific report entries (noise parameters, steps, queries, ...).
-        n_samples : int
-            Number of private rows, for the ``delta >= 1/n`` check.
+        n_samples : int or None
+            Number of rows for the ``delta >= 1/n`` check, whose caveat prints it: a
+            released (noisy) count or a number declared public, never the exact private
+            one; None skips the check.
         caveats : sequence of Caveat
             Reasons the guarantee is weaker than stated (bounds read from the data, ...),
             each built by :mod:`skprivate._caveats`. The checks below (fixed seed,

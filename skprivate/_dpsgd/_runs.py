@@ -184,4 +184,5 @@ class DPSGDFitMixin(DPSGDPlanMixin):
                 )
         # The spend of record: epsilon_, delta_ and the report are set from it there, and
         # nothing may change them afterwards.
-        self._finish_private_fit(spend, report, n_samples, caveats, recorded=call_spend)
+        # the delta >= 1/n check prints n: the number planned on, never the exact private one
+        self._finish_private_fit(spend, report, count.n_plan, caveats, recorded=call_spend)
