@@ -26,7 +26,7 @@ from .._dpsgd._plan import PUBLIC_N_SAMPLES
 from .._row_count import count_report, release_row_count
 from ..base import DPEstimatorMixin, _n_rows
 from ..mechanisms import check_rng
-from ..mechanisms._rng import derived_generator, draw_seed_words
+from ..mechanisms._rng import derived_generator, describe_generator, draw_seed_words
 from ..utils._compat import get_tags
 from ..utils._compat import safe_indexing as _safe_indexing
 from ..utils._deprecation import deprecated_option, renamed_value
@@ -484,8 +484,12 @@ class _BasePrivateSearch(
         # pickle): PCG64 can be stepped back to the start of the fit, and the noise replayed
         # and removed. The released model keeps None, the value that refits from fresh
         # operating-system entropy.
+        source = describe_generator(self.random_state)
         for step in dp_objects(self.best_estimator_):  # every step's noise, and templates
             step.set_params(random_state=None)
+            report = getattr(step, "privacy_report_", None)
+            if report is not None:  # it drew from a generator the search derived from its own
+                report["generator"] = f"{source}; this run's own generator was keyed from it"
         self.best_params_ = dict(plan.support[plan.picks[best]])
         # The noisy sum shown as a mean over the expected (public) number of validation rows;
         # dividing by the realised number would publish it.

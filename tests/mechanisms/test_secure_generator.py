@@ -209,3 +209,33 @@ def test_linear_fit_draws_batches_from_streams_of_its_generator_kind(state, monk
         DPLSSGDClassifier(classes=[0, 1], max_iter=1, random_state=state).fit(X, y)
     assert seen and set(seen) == ({(4,)} if state is None else {(2,)})
 
+
+
+def test_search_runs_draw_from_chacha_and_the_released_run_says_so(monkeypatch):
+    from skprivate import DPLSSGDClassifier
+    from skprivate.model_selection import PrivateRandomSearchCV
+    from skprivate.model_selection import _search_base
+
+    given = []
+    original = _search_base.derived_generator
+
+    def spy(words, stream=0):
+        rng = original(words, stream)
+        given.append(is_cryptographic(rng))
+        return rng
+
+    monkeypatch.setattr(_search_base, "derived_generator", spy)
+    X = np.random.default_rng(0).uniform(0, 1, size=(400, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    search = PrivateRandomSearchCV(DPLSSGDClassifier(classes=[0, 1], max_iter=1),
+                                   {"smoothing": [0.0, 1.0]}, epsilon=2.0, mean_candidates=4)
+    for _ in range(4):  # a Poisson number of runs is 0 with probability exp(-4): fit again
+        try:
+            search.fit(X, y)
+            break
+        except ValueError as error:
+            assert "came out 0" in str(error)
+    assert given and all(given)
+    assert search.privacy_report_["generator"].startswith("ChaCha20")
+    released = search.best_estimator_.privacy_report_["generator"]
+    assert released.startswith("ChaCha20") and "keyed from it" in released
