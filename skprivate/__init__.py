@@ -6,6 +6,7 @@ torch; the neural-network estimators live in :mod:`skprivate.neural_network`.
 
 import importlib
 
+from ._config import config_context, get_config, set_config
 from ._version import __version__
 
 # public name -> module that defines it
@@ -25,7 +26,9 @@ _SUBMODULES = [
     "model_selection", "plotting", "preprocessing", "utils",
 ]
 
-__all__ = ["__version__", *_LAZY, *_SUBMODULES]
+__all__ = [
+    "__version__", "config_context", "get_config", "set_config", *_LAZY, *_SUBMODULES
+]
 
 
 def __getattr__(name):

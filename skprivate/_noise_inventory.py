@@ -79,8 +79,11 @@ CONTINUOUS_RELEASES = (
     ),
     ContinuousRelease(
         _NETS, ("module_",), None, None, "the network's weights (``module_.state_dict()``)",
-        "DP-SGD: Gaussian noise (``torch.randn``: MT19937 on the CPU, Philox on CUDA) on each "
-        "step's sum of clipped per-sample gradients; released only after many steps",
+        "DP-SGD: Gaussian noise on each step's sum of clipped per-sample gradients, drawn "
+        "by NumPy ``Generator.standard_normal`` from the fit's ChaCha20 generator and moved "
+        "to the module's device (``torch.randn`` from a seeded torch generator under an int "
+        "``random_state`` or ``set_config(secure_generator=False)``); released only after "
+        "many steps",
     ),
     ContinuousRelease(
         _NETS, ("optimizer_",),

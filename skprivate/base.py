@@ -39,8 +39,10 @@ class PrivacyReport(dict):
 
     Keys always present: ``"mechanism"``, ``"neighbouring"``, ``"unit"``, ``"scope"``,
     ``"epsilon"``, ``"delta"``, ``"accountant"``, ``"reference"``; estimators add their noise
-    parameters (noise multiplier, sample rate, steps, queries, ...), ``"public"`` (what the
-    guarantee takes as known without the rows: a list of
+    parameters (noise multiplier, sample rate, steps, queries, ...), ``"generator"`` (which
+    random-number generator drew the noise, the batches and every other random choice:
+    ChaCha20 keyed from the operating system by default, see :func:`skprivate.set_config`),
+    ``"public"`` (what the guarantee takes as known without the rows: a list of
     :class:`~skprivate.accounting.PublicInput`) and ``"caveats"``. It
     prints as an aligned text table, and Jupyter renders it as an HTML table.
 
@@ -227,6 +229,7 @@ class DPEstimatorMixin:
     unit         : one row of X (one person only if each person has one row)
     scope        : this fit only: a step fitted on the same rows before this estimator ...
     mechanism    : Gaussian
+    generator    : ChaCha20, 256-bit key from the operating system (cryptographically secure)
     public       : columns (their number and names: ...); number of rows (read exactly, ...)
     caveats      : none
     >>> DPSum(epsilon=1.0, accountant=accountant).fit(X)
@@ -328,6 +331,7 @@ class DPEstimatorMixin:
             of record and is never replaced.
         """
         from .mechanisms import is_reproducible
+        from .mechanisms._rng import describe_generator
 
         caveats = list(caveats)
         for caveat in caveats:
@@ -355,6 +359,9 @@ class DPEstimatorMixin:
             scope=_SCOPE,
         )
         full.update(report)
+        # Which generator drew every random bit of the fit: the one place it is stated, read
+        # from random_state and skprivate.get_config() while the fit runs.
+        full["generator"] = describe_generator(self.random_state)
         # What the guarantee takes as known without the rows (the columns, the number of
         # rows unless a noisy count was released, declared bounds and classes): stated in
         # every report, since add/remove-one-row protects nothing the reader is assumed to know.

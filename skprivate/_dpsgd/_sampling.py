@@ -9,6 +9,8 @@ both backends draw them from the generator the noise comes from.
 
 import numpy as np
 
+from ..mechanisms._rng import KeyedStreams, draw_stream_key
+
 __all__ = []
 
 
@@ -32,11 +34,10 @@ def poisson_batch(rng, n_samples, sample_rate):
 # of (key, t, i) only, not of how the rows are split into chunks: a Dask chunk [r0, r1) on a
 # worker draws exactly the rows of the sample that an in-memory fit of the same seed draws.
 # The rows are cut into public "sampling blocks" of SAMPLING_BLOCK rows; the sample of block
-# b at step t is drawn from a counter-based generator, Philox (Salmon, Moraes, Dror and Shaw,
-# "Parallel random numbers: as easy as 1, 2, 3", SC 2011), keyed by the secret key and
-# started at the counter (0, 0, b, t). Draws advance the lowest counter word only, so the
-# streams of different (t, b) never overlap (a block would need 2**128 draws to reach the
-# next one).
+# b at step t is drawn from the keyed stream (b, t) of skprivate.mechanisms._rng.KeyedStreams:
+# ChaCha20 under a secret 256-bit key when the fit's generator is cryptographic (the
+# default), Philox under a 128-bit key otherwise (an int random_state: the batches it always
+# drew). The streams of different (t, b) never overlap (see that module).
 #
 # Within a block the sample is drawn as the gaps between successive sampled rows: for
 # independent Bernoulli(q) inclusions the position of the first sampled row and every later
@@ -49,14 +50,14 @@ def poisson_batch(rng, n_samples, sample_rate):
 # Privacy: the sampled Gaussian mechanism (Mironov, Talwar and Zhang 2019) needs each row to
 # enter each step's batch independently with probability q, and the batch to stay secret.
 # Within a block the geometric gaps give exactly independent Bernoulli(q) inclusions; blocks
-# and steps use disjoint Philox streams, which are independent to the extent that Philox is
-# a pseudo-random function (the assumption every PRNG-based DP implementation makes of its
-# generator); the key is 128 bits drawn from the fit's noise generator, so it is as secret as
-# the noise. tests/dask/test_sampling.py checks the inclusion frequencies, the independence
+# and steps use disjoint keyed streams, which are independent to the extent that the stream
+# cipher is a pseudo-random function (ChaCha20, a cryptographic assumption, by default; for
+# Philox the statistical assumption every PRNG-based DP implementation makes); the key is
+# drawn from the fit's noise generator, so it is as secret as the noise. tests/dask/test_sampling.py checks the inclusion frequencies, the independence
 # of pairs of rows and of steps, and the invariance to chunking by Monte Carlo.
 
 # Public constant, part of the sampling scheme (never data-dependent). The in-memory loop
-# pays a few microseconds per block and step (a Philox reset), and a Dask chunk smaller than
+# pays a few microseconds per block and step (a stream reset), and a Dask chunk smaller than
 # a block draws the sample of the block's start up to its own end: 2**20 rows keep both
 # small (at most one block per step below a million rows; measured with
 # benchmarks/dplssgd_speed.py).
@@ -64,8 +65,9 @@ SAMPLING_BLOCK = 2**20
 
 
 def draw_sampling_key(rng):
-    """A secret 128-bit Philox key for :class:`BlockPoissonSampler`, drawn from ``rng``."""
-    return rng.integers(0, 2**64, size=2, dtype=np.uint64)
+    """A secret key for :class:`BlockPoissonSampler`, drawn from ``rng``: 256 bits for
+    ChaCha20 when ``rng`` is cryptographic, 128 for Philox otherwise (see ``KeyedStreams``)."""
+    return draw_stream_key(rng)
 
 
 class BlockPoissonSampler:
@@ -78,7 +80,7 @@ class BlockPoissonSampler:
 
     Parameters
     ----------
-    key : ndarray of 2 uint64
+    key : ndarray of 2 or 4 uint64
         From :func:`draw_sampling_key`.
     n_samples : int
         Number of rows of the whole table (public).
@@ -90,25 +92,17 @@ class BlockPoissonSampler:
         self.key = np.asarray(key, dtype=np.uint64)
         self.n_samples = int(n_samples)
         self.sample_rate = float(sample_rate)
-        self._bits = np.random.Philox(key=self.key)
-        self._generator = np.random.Generator(self._bits)
-        self._counter = np.zeros(4, dtype=np.uint64)
-        self._state = self._bits.state
+        self._streams = KeyedStreams(self.key)
 
     def _block_sample(self, step, block, stop):
         """Sorted offsets below ``stop``, within ``block``, of its rows sampled at ``step``."""
-        # Resetting the state of one Philox is several times cheaper than constructing one.
-        self._counter[2], self._counter[3] = block, step
-        state = self._state
-        state["state"] = {"counter": self._counter, "key": self.key}
-        state["buffer_pos"], state["has_uint32"], state["uinteger"] = 4, 0, 0
-        self._bits.state = state
+        generator = self._streams.generator(block, step)
         length = min(SAMPLING_BLOCK, self.n_samples - block * SAMPLING_BLOCK)
         mean = length * self.sample_rate
         draws = int(mean + 4.0 * np.sqrt(mean) + 16)  # a function of (length, q) only
         parts, last = [], 0
         while last < stop:  # rarely more than one batch
-            positions = np.cumsum(self._generator.geometric(self.sample_rate, size=draws))
+            positions = np.cumsum(generator.geometric(self.sample_rate, size=draws))
             positions += last
             parts.append(positions)
             last = int(positions[-1])

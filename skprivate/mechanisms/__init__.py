@@ -6,8 +6,9 @@ calibration :func:`gaussian_sigma` of Balle and Wang 2018), and exact integer-va
 counting queries (:func:`discrete_laplace_noise`, :func:`discrete_gaussian_noise`, after
 Canonne, Kamath and Steinke 2020). Every sampler takes ``random_state``, resolved by
 :func:`check_rng`: ``None`` (the default, and the only choice that keeps the privacy guarantee)
-draws from a generator seeded from the operating system's entropy; an int gives reproducible
-noise for tests and documentation only.
+draws from a cryptographically secure generator (ChaCha20) keyed from the operating system's
+entropy (see :func:`skprivate.set_config`); an int gives reproducible noise for tests and
+documentation only.
 """
 
 from ._continuous import (

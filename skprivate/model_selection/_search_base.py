@@ -26,6 +26,7 @@ from .._dpsgd._plan import PUBLIC_N_SAMPLES
 from .._row_count import count_report, release_row_count
 from ..base import DPEstimatorMixin, _n_rows
 from ..mechanisms import check_rng
+from ..mechanisms._rng import derived_generator, describe_generator, draw_seed_words
 from ..utils._compat import get_tags
 from ..utils._compat import safe_indexing as _safe_indexing
 from ..utils._deprecation import deprecated_option, renamed_value
@@ -375,7 +376,8 @@ class _BasePrivateSearch(
                 "random_state=None, or another seed)."
             )
         picks = rng.choice(len(support), size=n_runs, p=probs)
-        seeds = rng.integers(0, 2**63 - 1, size=(n_runs, 2, 4), dtype=np.int64)
+        # ChaCha20 keys from a cryptographic generator: the runs are as secure as the search
+        seeds = draw_seed_words(rng, (n_runs, 2))
         if not self.n_samples_public:
             # From here on, what is computed (the calibration, its errors, the plans) is
             # chosen by the count, so the charge must not be: the search's bound, (epsilon,
@@ -418,10 +420,10 @@ class _BasePrivateSearch(
         # the run's budget split between its DP steps as in the plan (_calibration)
         steps = split_run_budget(est, plan.eps_run, self.delta)
         step = steps[-1][1]
-        step.set_params(random_state=np.random.default_rng(plan.seeds[i, 0]))
+        step.set_params(random_state=derived_generator(plan.seeds[i, 0]))
         for k, (_, pre) in enumerate(steps[:-1]):  # one generator per step, from the seed
             pre.set_params(
-                random_state=np.random.default_rng(np.append(plan.seeds[i, 0], k + 1))
+                random_state=derived_generator(plan.seeds[i, 0], k + 1)
             )
         if plan.plan_on_public:
             # The run plans (sampling rate, steps, noise) and divides by this public
@@ -448,7 +450,7 @@ class _BasePrivateSearch(
             delayed(_fit_and_score)(
                 self._make_run(plan, i), X_train, y_train, X_val, y_val, run_params,
                 plan.scorer, plan.low, plan.high, plan.noise_std,
-                np.random.default_rng(plan.seeds[i, 1]),
+                derived_generator(plan.seeds[i, 1]),
             )
             for i in range(len(plan.picks))
         )
@@ -482,8 +484,12 @@ class _BasePrivateSearch(
         # pickle): PCG64 can be stepped back to the start of the fit, and the noise replayed
         # and removed. The released model keeps None, the value that refits from fresh
         # operating-system entropy.
+        source = describe_generator(self.random_state)
         for step in dp_objects(self.best_estimator_):  # every step's noise, and templates
             step.set_params(random_state=None)
+            report = getattr(step, "privacy_report_", None)
+            if report is not None:  # it drew from a generator the search derived from its own
+                report["generator"] = f"{source}; this run's own generator was keyed from it"
         self.best_params_ = dict(plan.support[plan.picks[best]])
         # The noisy sum shown as a mean over the expected (public) number of validation rows;
         # dividing by the realised number would publish it.

@@ -102,7 +102,9 @@ NET_PARAMETERS_TAIL = fragment(
     random_state : None, int, or numpy.random.Generator, default=None
         Source of the noise and of the batches; within the fit it also seeds torch's
         generators for weight initialisation and dropout (restored afterwards). None (use
-        this for a release): a generator seeded from the operating system. An int or a
+        this for a release): ChaCha20, a cryptographically secure generator keyed from the
+        operating system, which draws the DP-SGD noise too (see
+        :func:`skprivate.set_config`). An int or a
         Generator makes the fit reproducible, for tests and documentation only; anyone who
         knows the seed can remove the noise, so the fit then emits a
         :class:`~skprivate.exceptions.PrivacyLeakWarning`.
@@ -254,14 +256,23 @@ NET_NOTES = fragment(
     compose in PLD or Renyi DP; otherwise each call planned on its own noisy count and the
     calls compose by basic composition (epsilons and deltas added).
 
-    **Randomness.** With ``random_state=None`` the noise and the batches come from a
-    generator seeded from the operating system, and torch's noise generator (on the
-    module's device) is seeded from it with 63 random bits. An int gives reproducible, and
-    therefore not private, results.
+    **Randomness.** With ``random_state=None`` the noise and the batches come from
+    ChaCha20 keyed with 256 bits from the operating system, a cryptographically secure
+    generator: the noise is drawn by NumPy on the CPU and moved to the module's device.
+    Under ``skprivate.set_config(secure_generator=False)``, and with an int
+    ``random_state`` (reproducible, and therefore not private, results, unchanged from
+    earlier versions), the noise is drawn by ``torch.randn`` from a torch generator on the
+    module's device, seeded from the fit's generator with 63 random bits.
 
-    **Devices.** The per-example gradients, the noise (a ``torch.Generator`` on the
-    module's device) and the smoothing (``torch.fft``) all run on the module's device; the
-    batch indices are drawn on the CPU.
+    **Devices.** The per-example gradients and the smoothing (``torch.fft``) run on the
+    module's device; the batch indices, and the noise under the default generator, are
+    drawn on the CPU (the noise is then copied to the device, one tensor per parameter
+    and step). That draw costs about 30 to 60 ns per parameter and step on one core
+    (``benchmarks/secure_generator.py``): a small part of a step on the CPU (measured
+    1.1 to 1.2 times the time of ``torch.randn`` for nets of up to 85,000 parameters), but
+    for a net of millions of parameters on a GPU it can be most of the step;
+    ``set_config(secure_generator=False)`` draws with ``torch.randn`` on the device again,
+    with the guarantee its report then states.
     """
 )
 

@@ -9,7 +9,11 @@ defects listed in the DP-LSSGD user guide, "What the authors' code did"), in
 2. Each example's gradient of the loss with respect to all trainable parameters together is
    clipped to Euclidean norm ``C`` (``torch.func``: ``_per_sample.clipped_gradient_sum``).
 3. The clipped gradients are summed, ``N(0, (z C)^2)`` is added to every coordinate, and the
-   result is divided by the expected batch size ``q n``.
+   result is divided by the expected batch size ``q n``. The noise is drawn through the
+   fit's NumPy generator when it is cryptographic (ChaCha20, the default for
+   ``random_state=None``; :func:`_gaussian_noise`), and by ``torch.randn`` from a torch
+   generator seeded from the fit's generator otherwise (an int ``random_state``, whose
+   noise stays what it always was, or ``set_config(secure_generator=False)``).
 4. Each parameter tensor (or their concatenation) is smoothed with
    ``(I + (-1)^p sigma L^p)^{-1}`` and becomes the parameter's ``.grad``.
 5. The optimizer steps (momentum, weight decay, Adam's moments: all allowed).
@@ -26,11 +30,13 @@ optimizer; so does the average of the iterates. The privacy step is part of the 
 
 import contextlib
 
+import numpy as np
 import torch
 from skorch.dataset import unpack_data
 from skorch.utils import TeeGenerator, to_tensor
 
 from .._dpsgd._runs import Run
+from ..mechanisms._rng import is_cryptographic
 from ._per_sample import clipped_gradient_sum
 
 __all__ = []
@@ -61,12 +67,30 @@ class _Run(Run):
 
     def __init__(self, plan, n_samples, rng, generator, smoother):
         super().__init__(plan, n_samples, rng)
-        self.generator = generator  # the noise's torch generator, seeded from rng
+        # The noise's torch generator, seeded from rng; None when rng is cryptographic: the
+        # noise is then drawn through rng itself, never through torch's statistical
+        # generators (MT19937 on the CPU, Philox on CUDA), whose state follows from outputs.
+        self.generator = None if is_cryptographic(rng) else generator
         self.smoother = smoother
         self.divisor = plan.sample_rate * n_samples
         self.reduction = None
         self.average_sum = None
         self.average_count = 0
+
+
+def _gaussian_noise(run, like):
+    """Standard normal noise shaped, typed and placed like the tensor ``like``.
+
+    From the fit's cryptographic NumPy generator (drawn on the CPU, in float64 for a float64
+    tensor and in float32 otherwise, then moved to the device) when the run has no torch
+    generator; from ``torch.randn`` with the run's torch generator otherwise.
+    """
+    if run.generator is not None:
+        return torch.randn(like.shape, generator=run.generator, device=like.device,
+                           dtype=like.dtype)
+    dtype = np.float64 if like.dtype == torch.float64 else np.float32
+    draw = run.rng.standard_normal(tuple(like.shape), dtype=dtype)
+    return torch.from_numpy(draw).to(device=like.device, dtype=like.dtype)
 
 
 class _PrivateStepMixin:
@@ -155,9 +179,7 @@ class _PrivateStepMixin:
         noise_std = float(run.plan.noise_multiplier) * float(self.max_grad_norm)
         noisy = {}
         for name, total in grad_sum.items():
-            noise = torch.randn(
-                total.shape, generator=run.generator, device=total.device, dtype=total.dtype
-            )
+            noise = _gaussian_noise(run, total)
             # Dividing by the expected batch size, a public number, keeps the step size
             # data-independent (dividing by the drawn batch size would make it private).
             noisy[name] = (total + noise_std * noise) / run.divisor

@@ -1,11 +1,12 @@
 """The random partition of the private rows among PATE's teachers, addressable by row.
 
 Row ``i`` goes to teacher ``teacher_owners(key, T, i, i + 1)[0]``: a uniform draw from a
-counter-based generator, Philox (Salmon, Moraes, Dror and Shaw, "Parallel random numbers:
-as easy as 1, 2, 3", SC 2011), keyed by a secret 128-bit key drawn from the fit's noise
-generator. The rows are cut into public blocks of ``PARTITION_BLOCK`` rows; the teachers of
-block ``b`` are drawn in order from the stream that starts at the counter ``(0, 0, b, 0)``,
-so a row's teacher is a function of ``(key, T, i)`` alone, not of how the rows are split
+keyed stream (:class:`skprivate.mechanisms._rng.KeyedStreams`) under a secret key drawn from
+the fit's noise generator: ChaCha20 with a 256-bit key when that generator is cryptographic
+(the default), Philox (Salmon, Moraes, Dror and Shaw, "Parallel random numbers: as easy as
+1, 2, 3", SC 2011) with a 128-bit key otherwise, the partition an int ``random_state``
+always gave. The rows are cut into public blocks of ``PARTITION_BLOCK`` rows; the teachers
+of block ``b`` are drawn in order from the stream ``(b, 0)``, so a row's teacher is a function of ``(key, T, i)`` alone, not of how the rows are split
 into chunks: an in-memory fit and a Dask fit (:mod:`skprivate.pate._dask`) of the same
 ``random_state`` give every teacher the same rows, in the same order.
 
@@ -24,25 +25,28 @@ convexity of the hockey-stick divergence and of ``exp((alpha - 1) D_alpha)``), s
 accounting is unchanged. A partition stratified by label, or balanced by counting rows,
 would let one row move others between teachers, and is not used.
 
-The independence of blocks rests on Philox behaving as a pseudo-random function, the
-assumption every PRNG-based DP implementation makes of its generator; the key is as secret
-as the noise (``random_state=None`` draws it from a generator seeded by the operating
-system).
+The independence of blocks rests on the stream cipher behaving as a pseudo-random function
+(a cryptographic assumption for ChaCha20, the default; for Philox the statistical assumption
+every PRNG-based DP implementation makes of its generator); the key is as secret as the
+noise (``random_state=None`` draws it from a generator keyed by the operating system).
 """
 
 import numpy as np
 
+from ..mechanisms._rng import KeyedStreams, draw_stream_key
+
 __all__ = []
 
 # Public constant, part of the scheme (never data-dependent): a chunk draws at most the
-# teachers of its blocks' starts up to its own end, and an in-memory fit pays one Philox
-# construction per block.
+# teachers of its blocks' starts up to its own end, and an in-memory fit pays one stream
+# reset per block.
 PARTITION_BLOCK = 2**20
 
 
 def draw_partition_key(rng):
-    """A secret 128-bit Philox key for :func:`teacher_owners`, drawn from ``rng``."""
-    return rng.integers(0, 2**64, size=2, dtype=np.uint64)
+    """A secret key for :func:`teacher_owners`, drawn from ``rng``: 256 bits for ChaCha20
+    when ``rng`` is cryptographic, 128 for Philox otherwise (see ``KeyedStreams``)."""
+    return draw_stream_key(rng)
 
 
 def teacher_owners(key, n_teachers, start, stop):
@@ -60,15 +64,14 @@ def teacher_owners(key, n_teachers, start, stop):
     ...                                  teacher_owners(key, 5, 4, 10)]))
     True
     """
-    key = np.asarray(key, dtype=np.uint64)
+    streams = KeyedStreams(key)
     start, stop = int(start), int(stop)
     parts = []
     for block in range(start // PARTITION_BLOCK, -(-stop // PARTITION_BLOCK)):
         offset = block * PARTITION_BLOCK
-        bits = np.random.Philox(counter=np.array([0, 0, block, 0], dtype=np.uint64), key=key)
         # Draws are consumed in order (bounded integers by rejection, one after another),
         # so the first k teachers of a block do not depend on how many are drawn after.
-        owners = np.random.Generator(bits).integers(
+        owners = streams.generator(block, 0).integers(
             n_teachers, size=min(stop, offset + PARTITION_BLOCK) - offset, dtype=np.int64
         )
         parts.append(owners[max(start - offset, 0):])

@@ -166,8 +166,9 @@ DPSGD_AVERAGE_DOC = fragment(
 RANDOM_STATE_DOC = fragment(
     """
     random_state : None, int, or numpy.random.Generator, default=None
-        Source of the noise and of the batches. None (use this for a release): a generator
-        seeded from the operating system. An int or a Generator makes the fit reproducible,
+        Source of the noise and of the batches. None (use this for a release): ChaCha20, a
+        cryptographically secure generator keyed from the operating system (see
+        :func:`skprivate.set_config`). An int or a Generator makes the fit reproducible,
         for tests and documentation only; anyone who knows the seed can remove the noise,
         so the fit then emits a :class:`~skprivate.exceptions.PrivacyLeakWarning`.
     """
