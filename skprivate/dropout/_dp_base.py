@@ -21,7 +21,7 @@ from .._row_count import COUNT_SHARE, count_report, release_row_count
 from ..accounting._calibrate import NoFeasiblePointError, solve_monotone
 from ..base import DPEstimatorMixin, _n_rows, _user_stacklevel
 from ..exceptions import PrivacyTestFailed, UtilityWarning
-from ..mechanisms import gaussian_noise, laplace_noise
+from ..mechanisms import gaussian_noise
 from ..utils._validation import check_bounds_pair
 from ._chance import (
     CHANCE_RATIO,
@@ -30,7 +30,7 @@ from ._chance import (
     default_coef_bound,
     release_noise,
 )
-from ._ptr import leave_one_out_statistic, lower_confidence_margin
+from ._ptr import leave_one_out_statistic, lower_confidence_margin, release_test_statistic
 from ._regression import dropout_minimiser, dropout_penalty_factor
 
 
@@ -493,10 +493,11 @@ class _BaseDPDropout(DPEstimatorMixin):
         else:
             radius = default_coef_bound(target_norm, coord, c)  # public, see its docstring
 
-        # 1-2: the test (Laplace on Lambda, sensitivity 1) and the released lower bound.
+        # 1-2: the test (granular discrete Laplace on Lambda, sensitivity 1; _ptr, step 1)
+        # and the released lower bound.
         if eps1 > 0:
             statistic = leave_one_out_statistic(X, unit)
-            lambda_noisy = statistic + float(laplace_noise(1.0 / eps1, random_state=rng))
+            lambda_noisy = release_test_statistic(statistic, eps1, rng)
             margin = lower_confidence_margin(eps1, delta1)
             ell = max(lambda_noisy - margin, 0.0)
         else:
@@ -567,7 +568,8 @@ class _BaseDPDropout(DPEstimatorMixin):
         self.noise_std_ = sigma
         report = {
             "mechanism": (
-                "propose-test-release: Laplace test of the leave-one-out feature support, "
+                "propose-test-release: granular discrete Laplace test of the leave-one-out "
+                "feature support, "
                 "then Gaussian output perturbation of the exact dropout least-squares "
                 "minimiser" if eps1 > 0 else
                 "Gaussian output perturbation of the ridge least-squares minimiser "
