@@ -260,3 +260,18 @@ def test_floating_point_laplace_leaks_and_the_granular_release_does_not():
     attack = audit_outcomes(np.isin(out, grid_reach), np.isin(out_prime, grid_reach))
     assert attack.epsilon_lower_bound <= epsilon
     assert audit_scores(out_prime, out).epsilon_lower_bound <= epsilon
+
+
+def test_the_security_page_shows_the_granular_inventory():
+    import pathlib
+
+    from skprivate._noise_inventory import GRANULAR_RELEASES, GRANULAR_TITLE, render_table
+
+    text = (pathlib.Path(__file__).parents[2] / "docs" / "security.rst").read_text()
+    start, end = ".. granular-inventory-start\n\n", "\n.. granular-inventory-end"
+    assert start in text and end in text
+    shown = text.split(start, 1)[1].split(end, 1)[0]
+    assert shown == render_table(GRANULAR_RELEASES, GRANULAR_TITLE), (
+        "paste the second table of `python -m skprivate._noise_inventory` between the "
+        "granular-inventory markers of docs/security.rst"
+    )
