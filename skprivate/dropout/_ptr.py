@@ -179,7 +179,9 @@ def release_test_statistic(statistic, epsilon_test, random_state):
 
 
 def lower_confidence_margin(epsilon_test, delta_test):
-    """Step 2's margin: ``P(lambda_noisy - margin > Lambda) <= delta1`` (about ``ln(1/(2 delta1))/eps1``).
+    """Step 2's margin: ``P(lambda_noisy - margin > Lambda) <= delta1``.
+
+    About ``ln(1/(2 delta1))/eps1``.
 
     With ``gamma``, ``b`` the grid and the exact rational discrete Laplace scale of step 1,
     ``p = exp(-1/b)``, the margin is ``gamma (j - 1/2)`` for the least integer ``j`` with

@@ -7,9 +7,9 @@ counting queries (:func:`discrete_laplace_noise`, :func:`discrete_gaussian_noise
 Canonne, Kamath and Steinke 2020). Real-valued statistics are released without floating-point
 exposure by :func:`granular_laplace_mechanism` and :func:`granular_gaussian_mechanism`: the
 statistic rounded to a power-of-two grid plus exact integer noise on it. Every sampler takes
-``random_state``, resolved by :func:`check_rng`: ``None`` (the default, and the only choice that keeps the privacy guarantee)
-draws from a generator seeded from the operating system's entropy; an int gives reproducible
-noise for tests and documentation only.
+``random_state``, resolved by :func:`check_rng`: ``None`` (the default, and the only choice
+that keeps the privacy guarantee) draws from a generator seeded from the operating system's
+entropy; an int gives reproducible noise for tests and documentation only.
 """
 
 from ._continuous import (

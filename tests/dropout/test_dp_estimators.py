@@ -75,7 +75,8 @@ def test_lambda_noisy_is_released_on_the_secure_grid():
         reg = _fit(DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0, random_state=seed,
                                       n_samples_public=True), X, y)
         assert (reg.lambda_noisy_ / gamma) % 1 == 0
-        assert reg.lambda_bound_ == max(reg.lambda_noisy_ - lower_confidence_margin(eps1, delta1), 0)
+        margin = lower_confidence_margin(eps1, delta1)
+        assert reg.lambda_bound_ == max(reg.lambda_noisy_ - margin, 0)
     # the discrete tail's margin is the continuous one up to one grid step
     assert abs(lower_confidence_margin(eps1, delta1) - math.log(1 / (2 * delta1)) / eps1) <= gamma
 

@@ -76,7 +76,7 @@ def test_refuses_values_beyond_exact_float_range():
 
 # --- the noise's distribution ----------------------------------------------------------------
 def _chisquare(z, cdf, cuts):
-    """Chi-square p-value of integer samples against a cdf, on the bins ``(cuts[i-1], cuts[i]]``."""
+    """Chi-square p-value of integer samples against a cdf on bins ``(cuts[i-1], cuts[i]]``."""
     cuts = np.unique(np.asarray(cuts, dtype=np.int64))
     observed = np.bincount(np.searchsorted(cuts, z, side="left"), minlength=cuts.size + 1)
     expected = np.diff(np.concatenate([[0.0], cdf(cuts), [1.0]])) * z.size
@@ -157,7 +157,8 @@ def test_laplace_charged_epsilon_is_the_worst_pmf_ratio(sensitivity, epsilon):
     rng = np.random.default_rng(0)
     a = rng.uniform(-10, 10, 5000)
     a_prime = a + rng.uniform(0, 1, 5000) * sensitivity * (1 - 1e-12)
-    worst = max(worst, int(np.max(np.abs(_round_to_grid(a_prime, gamma) - _round_to_grid(a, gamma)))))
+    moved = np.abs(_round_to_grid(a_prime, gamma) - _round_to_grid(a, gamma))
+    worst = max(worst, int(np.max(moved)))
     assert worst == plan.lattice_sensitivity  # the bound K is attained, never exceeded
     b = float(discrete_laplace_rational_scale(plan.scale))  # the scale actually sampled
     true_epsilon = _laplace_log_pmf_ratio(worst, b)
@@ -221,7 +222,7 @@ _U_BITS = 20  # the simplified sampler's uniform grid (NumPy's has 53 bits; same
 
 
 def _textbook_laplace(value, scale, u):
-    """The textbook inverse-CDF Laplace ``value + scale * sign * -log(1 - 2|u - 1/2|)`` in float64."""
+    """Textbook inverse-CDF Laplace, ``value + scale * sign * -log(1 - 2|u - 1/2|)``, float64."""
     centred = u - 0.5
     return value + scale * (-np.sign(centred)) * np.log(1.0 - 2.0 * np.abs(centred))
 
@@ -259,7 +260,8 @@ def test_floating_point_laplace_leaks_and_the_granular_release_does_not():
     assert granular_laplace_mechanism(x, 1.0, epsilon, random_state=1) / plan.gamma % 1 == 0
     attack = audit_outcomes(np.isin(out, grid_reach), np.isin(out_prime, grid_reach))
     assert attack.epsilon_lower_bound <= epsilon
-    assert audit_scores(out_prime, out).epsilon_lower_bound <= epsilon
+    threshold = audit_scores(out_prime, out).epsilon_lower_bound
+    assert 0.6 * epsilon <= threshold <= epsilon  # the audit has power, and finds no leak
 
 
 def test_the_security_page_shows_the_granular_inventory():
