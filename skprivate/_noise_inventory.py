@@ -7,10 +7,10 @@ floating-point ``value + noise`` can reveal ``value``. The exact integer sampler
 everything else that a fitted estimator publishes and that depends on a continuous sample is
 listed here, so that users can see, release by release, what is exposed to those attacks.
 
-One source of truth. :data:`CONTINUOUS_RELEASES` is the list, and :data:`GRANULAR_RELEASES`
-the real values converted to the granular mechanism of :mod:`skprivate.mechanisms._secure`
-(issue 29: integer noise on a power-of-two grid, no floating-point sample), which the test
-allows to vary like the listed ones; the security page
+One source of truth. :data:`CONTINUOUS_RELEASES` is the list, and :data:`SECURE_RELEASES`
+the values converted to exact integer noise (issue 29: the granular mechanism of
+:mod:`skprivate.mechanisms._secure`, or a choice made with exact integer noise), which the
+test allows to vary like the listed ones; the security page
 (``docs/security.rst``, between the ``noise-inventory`` markers) shows it as the table
 :func:`render_table` writes (``python -m skprivate._noise_inventory`` prints it), and
 ``tests/test_noise_inventory.py`` keeps the two equal. The same test fits every estimator
@@ -107,13 +107,6 @@ CONTINUOUS_RELEASES = (
         "projected onto the public ball",
     ),
     ContinuousRelease(
-        ("DPDropoutClassifier",), ("selection_", 'privacy_report_["selection"]'), None, None,
-        "which candidate the private choice returned (the model, with an intercept shift "
-        "from a public grid, or a constant predictor); not the noisy counts",
-        "Report Noisy Max with continuous Laplace (NumPy ``Generator.laplace``) on counts of "
-        "correctly classified rows: only the choice is released",
-    ),
-    ContinuousRelease(
         _SEARCHES,
         ("best_score_noisy_", "best_score_", 'cv_results_["mean_test_score"]',
          'privacy_report_["best_score_noisy"]'),
@@ -150,12 +143,13 @@ CONTINUOUS_RELEASES = (
 )
 
 
-#: Released real values that vary between seeds but carry no floating-point noise: each is
-#: released by the granular mechanism of :mod:`skprivate.mechanisms._secure` (the exact
-#: statistic rounded to a power-of-two grid plus exact discrete noise on it), or is a function
-#: of such a release and public numbers only. Same fields as :data:`CONTINUOUS_RELEASES`;
-#: ``mechanism`` names the discrete noise.
-GRANULAR_RELEASES = (
+#: Released values that vary between seeds by non-integer amounts but carry no
+#: floating-point noise: each is released by the granular mechanism of
+#: :mod:`skprivate.mechanisms._secure` (the exact statistic rounded to a power-of-two grid
+#: plus exact discrete noise on it), is a choice made from exact integer noise, or is a
+#: function of such releases and public numbers only. Same fields as
+#: :data:`CONTINUOUS_RELEASES`; ``mechanism`` names the discrete noise.
+SECURE_RELEASES = (
     ContinuousRelease(
         _DROPOUT, ("lambda_noisy_", 'privacy_report_["lambda_noisy"]'), None, None,
         "the noisy leave-one-out support of the rarest feature (propose-test-release)",
@@ -173,18 +167,25 @@ GRANULAR_RELEASES = (
         "noise-to-signal ratio computed from it",
         "functions of ``lambda_noisy_`` and public numbers",
     ),
+    ContinuousRelease(
+        ("DPDropoutClassifier",), ("selection_", 'privacy_report_["selection"]'), None, None,
+        "which candidate the private choice returned (the model, with an intercept shift "
+        "from a public grid, or a constant predictor); not the noisy counts",
+        "Report Noisy Max with exact discrete Laplace noise on integer counts of correctly "
+        "classified rows (ties to the first candidate): only the choice is released",
+    ),
 )
 
 
 def listed(name, params):
     """The attributes of estimator ``name`` that may vary by non-integer amounts between seeds.
 
-    Those of :data:`CONTINUOUS_RELEASES` and of :data:`GRANULAR_RELEASES` that apply to the
+    Those of :data:`CONTINUOUS_RELEASES` and of :data:`SECURE_RELEASES` that apply to the
     parameters ``params``.
     """
     return {
         attribute
-        for release in CONTINUOUS_RELEASES + GRANULAR_RELEASES
+        for release in CONTINUOUS_RELEASES + SECURE_RELEASES
         if name in release.estimators and (release.when is None or release.when(params))
         for attribute in release.attributes
     }
@@ -196,8 +197,8 @@ def render_table(releases=CONTINUOUS_RELEASES,
 
     ``tests/test_noise_inventory.py`` checks that ``docs/security.rst`` holds exactly this
     text for :data:`CONTINUOUS_RELEASES` between its ``noise-inventory`` markers, and
-    ``tests/mechanisms/test_secure.py`` the table of :data:`GRANULAR_RELEASES`
-    (``render_table(GRANULAR_RELEASES, GRANULAR_TITLE)``) between its ``granular-inventory``
+    ``tests/mechanisms/test_secure.py`` the table of :data:`SECURE_RELEASES`
+    (``render_table(SECURE_RELEASES, SECURE_TITLE)``) between its ``secure-inventory``
     markers.
     """
     lines = [
@@ -223,9 +224,9 @@ def render_table(releases=CONTINUOUS_RELEASES,
 
 
 #: The title of the granular releases' table on the security page.
-GRANULAR_TITLE = "Released real values drawn by the granular mechanism (no floating-point noise)"
+SECURE_TITLE = "Released values drawn with exact integer noise (no floating-point noise)"
 
 if __name__ == "__main__":
     print(render_table(), end="")
     print()
-    print(render_table(GRANULAR_RELEASES, GRANULAR_TITLE), end="")
+    print(render_table(SECURE_RELEASES, SECURE_TITLE), end="")

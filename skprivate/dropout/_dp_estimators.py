@@ -382,8 +382,9 @@ class DPDropoutClassifier(
         Fraction in [0, 1) of ``epsilon`` spent, after the release, on a private choice
         between the released model (for two classes with its intercept shifted by one of
         ``0, +-0.125, +-0.25, +-0.5``) and the constant predictor of each class: Report
-        Noisy Max over their numbers of correctly classified training rows (pure
-        epsilon-DP, Dwork and Roth 2014, Claim 3.9). It keeps a noise-dominated release
+        Noisy Max over their numbers of correctly classified training rows, with exact
+        discrete Laplace noise (pure epsilon-DP, Dwork and Roth 2014, Claim 3.9, whose
+        proof carries over to integer noise). It keeps a noise-dominated release
         from predicting worse than the most frequent class, and recentres the threshold of
         a shrunk one. ``0`` keeps the released model as it is. The default was measured on
         Adult, breast cancer and synthetic data (``benchmarks/dropout_regime.py``): it
@@ -600,7 +601,8 @@ class DPDropoutClassifier(
         report["selection"] = (
             f"{self.selection_} (Report Noisy Max over the correct counts of "
             f"{len(shifts)} intercept shift(s) of the release and {n_classes} constant "
-            f"predictors, Laplace(1/{eps_s:.4g}); Dwork and Roth 2014, Claim 3.9)"
+            f"predictors, exact discrete Laplace(1/{eps_s:.4g}) on the integer counts; Dwork "
+            "and Roth 2014, Claim 3.9, with integer thresholds: skprivate.dropout._chance)"
         )
         report["selection epsilon"] = eps_s
         report["accountant"] = (

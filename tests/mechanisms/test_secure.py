@@ -264,16 +264,16 @@ def test_floating_point_laplace_leaks_and_the_granular_release_does_not():
     assert 0.6 * epsilon <= threshold <= epsilon  # the audit has power, and finds no leak
 
 
-def test_the_security_page_shows_the_granular_inventory():
+def test_the_security_page_shows_the_secure_inventory():
     import pathlib
 
-    from skprivate._noise_inventory import GRANULAR_RELEASES, GRANULAR_TITLE, render_table
+    from skprivate._noise_inventory import SECURE_RELEASES, SECURE_TITLE, render_table
 
     text = (pathlib.Path(__file__).parents[2] / "docs" / "security.rst").read_text()
-    start, end = ".. granular-inventory-start\n\n", "\n.. granular-inventory-end"
+    start, end = ".. secure-inventory-start\n\n", "\n.. secure-inventory-end"
     assert start in text and end in text
     shown = text.split(start, 1)[1].split(end, 1)[0]
-    assert shown == render_table(GRANULAR_RELEASES, GRANULAR_TITLE), (
+    assert shown == render_table(SECURE_RELEASES, SECURE_TITLE), (
         "paste the second table of `python -m skprivate._noise_inventory` between the "
-        "granular-inventory markers of docs/security.rst"
+        "secure-inventory markers of docs/security.rst"
     )
