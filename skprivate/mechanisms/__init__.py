@@ -29,7 +29,6 @@ from ._discrete import (
 )
 from ._rng import check_rng, is_reproducible
 from ._secure import (
-    GranularPlan,
     granular_gaussian_mechanism,
     granular_gaussian_plan,
     granular_laplace_mechanism,
@@ -39,7 +38,6 @@ from ._secure import (
 # Listed in full (repeating the submodules' __all__) so tools that read the package's
 # public names without importing it see them all.
 __all__ = [
-    "GranularPlan",
     "check_rng",
     "discrete_gaussian_noise",
     "discrete_gaussian_pmf",

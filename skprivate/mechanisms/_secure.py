@@ -68,7 +68,6 @@ from ._rng import check_rng
 from ._validation import EPSILON_HINT, SENSITIVITY_HINT, check_positive, exact_fraction
 
 __all__ = [
-    "GranularPlan",
     "granular_gaussian_mechanism",
     "granular_gaussian_plan",
     "granular_laplace_mechanism",
@@ -82,11 +81,28 @@ _EXACT_INT = 2**53  # every integer of magnitude <= 2**53 is a float64
 GranularPlan = namedtuple("GranularPlan", "gamma lattice_sensitivity scale")
 GranularPlan.__doc__ = """The public parameters of one granular release.
 
-``gamma``: the grid spacing (a power of two, a float); ``lattice_sensitivity``: the bound
-on the rounded statistics' difference in grid units (L1 for Laplace, L2 for Gaussian, a
-``Fraction``); ``scale``: the integer noise's parameter in grid units (discrete Laplace scale
-``b`` or discrete Gaussian ``sigma``, a ``Fraction`` that the sampler rounds up).
-"""
+Parameters
+----------
+gamma : float
+    The grid spacing, a power of two.
+lattice_sensitivity : fractions.Fraction
+    The bound on the rounded statistics' difference in grid units (L1 for Laplace, L2 for
+    Gaussian).
+scale : fractions.Fraction
+    The integer noise's parameter in grid units: the discrete Laplace scale ``b`` or the
+    discrete Gaussian ``sigma``, which the sampler rounds up.
+
+See Also
+--------
+granular_laplace_plan : The plan of a granular Laplace release.
+granular_gaussian_plan : The plan of a granular Gaussian release.
+
+Examples
+--------
+>>> from skprivate.mechanisms import granular_laplace_plan
+>>> granular_laplace_plan(1.0, 1.0).gamma
+0.0009765625
+"""  # a namedtuple returned by the two plans, not exported on its own
 
 
 def _power_of_two_at_most(x):
@@ -119,7 +135,7 @@ def granular_laplace_plan(sensitivity, epsilon, dimension=1):
 
     Returns
     -------
-    plan : GranularPlan
+    plan : namedtuple GranularPlan (gamma, lattice_sensitivity, scale)
         ``gamma`` the largest power of two at most ``2**-10 min(Delta / d, Delta / epsilon)``;
         ``lattice_sensitivity`` ``K = ceil(Delta / gamma) + d - 1``; ``scale`` ``K / epsilon``.
 
@@ -165,7 +181,7 @@ def granular_gaussian_plan(sensitivity, sigma, dimension=1):
 
     Returns
     -------
-    plan : GranularPlan
+    plan : namedtuple GranularPlan (gamma, lattice_sensitivity, scale)
         ``gamma`` the largest power of two at most
         ``2**-10 min(Delta / sqrt(d), sigma)``; ``lattice_sensitivity``
         ``L = Delta / gamma + ceil(sqrt(d))`` (``ceil(Delta / gamma)`` when ``d = 1``);
