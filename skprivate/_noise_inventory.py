@@ -7,7 +7,10 @@ floating-point ``value + noise`` can reveal ``value``. The exact integer sampler
 everything else that a fitted estimator publishes and that depends on a continuous sample is
 listed here, so that users can see, release by release, what is exposed to those attacks.
 
-One source of truth. :data:`CONTINUOUS_RELEASES` is the list; the security page
+One source of truth. :data:`CONTINUOUS_RELEASES` is the list, and :data:`SECURE_RELEASES`
+the values converted to exact integer noise (issue 29: the granular mechanism of
+:mod:`skprivate.mechanisms._secure`, or a choice made with exact integer noise), which the
+test allows to vary like the listed ones; the security page
 (``docs/security.rst``, between the ``noise-inventory`` markers) shows it as the table
 :func:`render_table` writes (``python -m skprivate._noise_inventory`` prints it), and
 ``tests/test_noise_inventory.py`` keeps the two equal. The same test fits every estimator
@@ -107,29 +110,6 @@ CONTINUOUS_RELEASES = (
         "projected onto the public ball",
     ),
     ContinuousRelease(
-        _DROPOUT, ("lambda_noisy_", 'privacy_report_["lambda_noisy"]'), None, None,
-        "the noisy leave-one-out support of the rarest feature (propose-test-release)",
-        "continuous Laplace (NumPy ``Generator.laplace``) on one number: of all these, the "
-        "closest to Mironov's setting",
-    ),
-    ContinuousRelease(
-        _DROPOUT,
-        ("lambda_bound_", "sensitivity_", "noise_std_", "noise_to_signal_",
-         'privacy_report_["lambda lower bound"]', 'privacy_report_["sensitivity"]',
-         'privacy_report_["noise std"]', 'privacy_report_["noise-to-signal ratio"]'),
-        "the test's lower bound is positive (``lambda_bound_ > 0``)", None,
-        "the lower bound ``lambda_noisy_ - margin`` and the release's sensitivity, noise and "
-        "noise-to-signal ratio computed from it",
-        "functions of ``lambda_noisy_``",
-    ),
-    ContinuousRelease(
-        ("DPDropoutClassifier",), ("selection_", 'privacy_report_["selection"]'), None, None,
-        "which candidate the private choice returned (the model, with an intercept shift "
-        "from a public grid, or a constant predictor); not the noisy counts",
-        "Report Noisy Max with continuous Laplace (NumPy ``Generator.laplace``) on counts of "
-        "correctly classified rows: only the choice is released",
-    ),
-    ContinuousRelease(
         _SEARCHES,
         ("best_score_noisy_", "best_score_", 'cv_results_["mean_test_score"]',
          'privacy_report_["best_score_noisy"]'),
@@ -166,24 +146,66 @@ CONTINUOUS_RELEASES = (
 )
 
 
+#: Released values that vary between seeds by non-integer amounts but carry no
+#: floating-point noise: each is released by the granular mechanism of
+#: :mod:`skprivate.mechanisms._secure` (the exact statistic rounded to a power-of-two grid
+#: plus exact discrete noise on it), is a choice made from exact integer noise, or is a
+#: function of such releases and public numbers only. Same fields as
+#: :data:`CONTINUOUS_RELEASES`; ``mechanism`` names the discrete noise.
+SECURE_RELEASES = (
+    ContinuousRelease(
+        _DROPOUT, ("lambda_noisy_", 'privacy_report_["lambda_noisy"]'), None, None,
+        "the noisy leave-one-out support of the rarest feature (propose-test-release)",
+        "granular discrete Laplace (``granular_laplace_mechanism``): a multiple of the "
+        "largest power of two at most ``2**-10 min(1, 1/epsilon1)``, exact integer noise, "
+        "epsilon1-DP exactly",
+    ),
+    ContinuousRelease(
+        _DROPOUT,
+        ("lambda_bound_", "sensitivity_", "noise_std_", "noise_to_signal_",
+         'privacy_report_["lambda lower bound"]', 'privacy_report_["sensitivity"]',
+         'privacy_report_["noise std"]', 'privacy_report_["noise-to-signal ratio"]'),
+        "the test's lower bound is positive (``lambda_bound_ > 0``)", None,
+        "the lower bound ``lambda_noisy_ - margin`` and the release's sensitivity, noise and "
+        "noise-to-signal ratio computed from it",
+        "functions of ``lambda_noisy_`` and public numbers",
+    ),
+    ContinuousRelease(
+        ("DPDropoutClassifier",), ("selection_", 'privacy_report_["selection"]'), None, None,
+        "which candidate the private choice returned (the model, with an intercept shift "
+        "from a public grid, or a constant predictor); not the noisy counts",
+        "Report Noisy Max with exact discrete Laplace noise on integer counts of correctly "
+        "classified rows (ties to the first candidate): only the choice is released",
+    ),
+)
+
+
 def listed(name, params):
-    """The attributes of estimator ``name`` listed for the parameters ``params``."""
+    """The attributes of estimator ``name`` that may vary by non-integer amounts between seeds.
+
+    Those of :data:`CONTINUOUS_RELEASES` and of :data:`SECURE_RELEASES` that apply to the
+    parameters ``params``.
+    """
     return {
         attribute
-        for release in CONTINUOUS_RELEASES
+        for release in CONTINUOUS_RELEASES + SECURE_RELEASES
         if name in release.estimators and (release.when is None or release.when(params))
         for attribute in release.attributes
     }
 
 
-def render_table():
-    """The security page's table of :data:`CONTINUOUS_RELEASES` (reStructuredText).
+def render_table(releases=CONTINUOUS_RELEASES,
+                 title="Released values that carry continuous noise"):
+    """The security page's table of ``releases`` (reStructuredText).
 
     ``tests/test_noise_inventory.py`` checks that ``docs/security.rst`` holds exactly this
-    text between its ``noise-inventory`` markers.
+    text for :data:`CONTINUOUS_RELEASES` between its ``noise-inventory`` markers, and
+    ``tests/mechanisms/test_secure.py`` the table of :data:`SECURE_RELEASES`
+    (``render_table(SECURE_RELEASES, SECURE_TITLE)``) between its ``secure-inventory``
+    markers.
     """
     lines = [
-        ".. list-table:: Released values that carry continuous noise",
+        f".. list-table:: {title}",
         "   :header-rows: 1",
         "   :widths: 20 24 14 20 22",
         "",
@@ -193,7 +215,7 @@ def render_table():
         "     - what they are",
         "     - noise",
     ]
-    for release in CONTINUOUS_RELEASES:
+    for release in releases:
         lines += [
             "   * - " + ", ".join(f"``{name}``" for name in release.estimators),
             "     - " + ", ".join(f"``{attribute}``" for attribute in release.attributes),
@@ -204,5 +226,10 @@ def render_table():
     return "\n".join(lines) + "\n"
 
 
+#: The title of the granular releases' table on the security page.
+SECURE_TITLE = "Released values drawn with exact integer noise (no floating-point noise)"
+
 if __name__ == "__main__":
     print(render_table(), end="")
+    print()
+    print(render_table(SECURE_RELEASES, SECURE_TITLE), end="")

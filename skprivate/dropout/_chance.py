@@ -33,28 +33,43 @@ about a hundred (epsilon 16) to thousands (epsilon 1).
 values only (post-processing): the released model with its intercept shifted by the public
 values ``INTERCEPT_SHIFTS`` (two classes), and the constant predictors of each class. Each
 candidate's number of correctly classified training rows is a counting query: adding a row
-raises every count by 0 or 1. Report Noisy Max with ``Laplace(1/eps_s)`` noise on such
+raises every count by 0 or 1. Report Noisy Max with noise of scale ``1/eps_s`` on such
 monotone counts is ``eps_s``-DP (Dwork and Roth 2014, Claim 3.9, whose proof uses exactly
 these two properties), whatever the number of candidates; the candidates depend on the
 earlier release only, so basic composition (which holds for adaptively chosen mechanisms)
 adds ``eps_s`` to the ``(eps1 + eps2, delta1 + delta2)`` of the release. Only the index of
 the winner is released. ``tests/dropout/test_chance.py`` checks the ratio of its output
 distributions on neighbouring data sets by Monte Carlo.
+
+The noise is *discrete* Laplace (exact integer sampler, issue 29: no floating-point noise),
+ties going to the first index; Claim 3.9's proof carries over with integer thresholds. Fix
+the other candidates' noise and let ``r*`` be the least integer noise with which candidate
+``i`` wins on ``D`` (beats every earlier candidate strictly and every later one weakly); the
+event is ``{Z_i >= r*}``. On ``D' = D + {row}`` each count rises by 0 or 1, so ``Z_i >= r* + 1``
+makes ``c'_i + Z_i >= c_i + r* + 1`` beat every ``c'_j + Z_j <= c_j + Z_j + 1`` with the same
+strictness: ``P_{D'}(i) >= P(Z >= r* + 1) >= e^{-eps_s} P(Z >= r*) = e^{-eps_s} P_D(i)``,
+since the discrete Laplace of scale ``b`` has ``P(Z >= m + 1) / P(Z >= m) = e^{-1/b}`` for
+``m >= 1`` and larger for ``m <= 0``. The other direction is the same argument with ``D``
+and ``D'`` exchanged (``c_i + Z_i >= c'_i - 1 + Z_i``), as in the continuous proof.
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
-from ..mechanisms import gaussian_sigma, laplace_noise
+from ..mechanisms import discrete_laplace_noise, gaussian_sigma
+from ..mechanisms._validation import exact_fraction
 from ._ptr import lower_confidence_margin, minimiser_sensitivity
 
 __all__ = [
     "CHANCE_RATIO",
     "alternative_text",
     "best_case_lambda",
+    "candidate_counts",
     "default_coef_bound",
     "release_noise",
+    "report_noisy_max",
     "select_candidate",
 ]
 
@@ -109,8 +124,8 @@ def alternative_text(forecast, classifier):
     return "; or ".join(parts)
 
 
-def select_candidate(scores, y_index, n_classes, shifts, epsilon, random_state):
-    """Report Noisy Max over the correct-count of each candidate; returns the index only.
+def candidate_counts(scores, y_index, n_classes, shifts):
+    """The number of correctly classified rows of each candidate (int64; monotone counts).
 
     Candidates, in order: the released model with each intercept shift in ``shifts`` (two
     classes; ``shifts=(0,)`` otherwise), then the constant predictor of each class.
@@ -121,6 +136,26 @@ def select_candidate(scores, y_index, n_classes, shifts, epsilon, random_state):
     else:
         model_counts = np.array([np.sum(np.argmax(scores, axis=1) == y_index)])
     class_counts = np.bincount(y_index, minlength=n_classes)
-    counts = np.concatenate([model_counts, class_counts]).astype(float)
-    noisy = counts + laplace_noise(1.0 / epsilon, size=counts.shape, random_state=random_state)
-    return int(np.argmax(noisy))
+    return np.concatenate([model_counts, class_counts]).astype(np.int64)
+
+
+def report_noisy_max(counts, epsilon, random_state):
+    """Index of the largest of ``counts + Z`` along the last axis, ``Z`` discrete Laplace.
+
+    ``Z`` has scale ``1 / epsilon`` (exact rational, rounded up by the sampler), ties go to
+    the first index. ``epsilon``-DP for monotone counts of sensitivity 1 (module docstring);
+    a 2-D ``counts`` runs one independent choice per row (for audits).
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    scale = Fraction(1) / exact_fraction(epsilon)  # exact: never less noise than 1/epsilon
+    noise = discrete_laplace_noise(scale, size=counts.shape, random_state=random_state)
+    return np.argmax(counts + noise, axis=-1)
+
+
+def select_candidate(scores, y_index, n_classes, shifts, epsilon, random_state):
+    """Report Noisy Max over the correct-count of each candidate; returns the index only.
+
+    Candidates as in :func:`candidate_counts`; the choice is :func:`report_noisy_max`.
+    """
+    counts = candidate_counts(scores, y_index, n_classes, shifts)
+    return int(report_noisy_max(counts, epsilon, random_state))

@@ -21,7 +21,7 @@ from .._row_count import COUNT_SHARE, count_report, release_row_count
 from ..accounting._calibrate import NoFeasiblePointError, solve_monotone
 from ..base import DPEstimatorMixin, _n_rows, _user_stacklevel
 from ..exceptions import PrivacyTestFailed, UtilityWarning
-from ..mechanisms import gaussian_noise, laplace_noise
+from ..mechanisms import gaussian_noise, granular_laplace_plan
 from ..utils._validation import check_bounds_pair
 from ._chance import (
     CHANCE_RATIO,
@@ -30,7 +30,7 @@ from ._chance import (
     default_coef_bound,
     release_noise,
 )
-from ._ptr import leave_one_out_statistic, lower_confidence_margin
+from ._ptr import leave_one_out_statistic, lower_confidence_margin, release_test_statistic
 from ._regression import dropout_minimiser, dropout_penalty_factor
 
 
@@ -166,7 +166,8 @@ class _BaseDPDropout(DPEstimatorMixin):
                     f"{name}: with alpha=0 the private test cannot pass on {n_samples} "
                     f"rows{how}: it needs the rarest feature's leave-one-out support (at most "
                     f"n_samples - 1 = {n_samples - 1} rows at full scale) above "
-                    f"ln(1/(2 delta1))/epsilon1 = {margin:.1f} rows, with epsilon1 = "
+                    f"the noise margin {margin:.1f} rows (about ln(1/(2 delta1))/epsilon1), "
+                    "with epsilon1 = "
                     f"test_fraction * epsilon = {eps1:.3g} and delta1 = test_fraction * delta "
                     f"= {delta1:.3g}. Use more rows, a larger epsilon or test_fraction, or a "
                     "ridge floor alpha > 0 (which makes the release private without the test)."
@@ -493,10 +494,11 @@ class _BaseDPDropout(DPEstimatorMixin):
         else:
             radius = default_coef_bound(target_norm, coord, c)  # public, see its docstring
 
-        # 1-2: the test (Laplace on Lambda, sensitivity 1) and the released lower bound.
+        # 1-2: the test (granular discrete Laplace on Lambda, sensitivity 1; _ptr, step 1)
+        # and the released lower bound.
         if eps1 > 0:
             statistic = leave_one_out_statistic(X, unit)
-            lambda_noisy = statistic + float(laplace_noise(1.0 / eps1, random_state=rng))
+            lambda_noisy = release_test_statistic(statistic, eps1, rng)
             margin = lower_confidence_margin(eps1, delta1)
             ell = max(lambda_noisy - margin, 0.0)
         else:
@@ -514,8 +516,8 @@ class _BaseDPDropout(DPEstimatorMixin):
             raise PrivacyTestFailed(
                 f"{name}: the private stability test failed: the noisy leave-one-out support "
                 f"of the rarest feature, {lambda_noisy:.4g} rows (at full scale "
-                f"{coord:.3g}), is not above the noise margin {margin:.4g} = "
-                f"ln(1/(2 delta1))/epsilon1, so dropout alone does not make the minimiser "
+                f"{coord:.3g}), is not above the noise margin {margin:.4g} (about "
+                f"ln(1/(2 delta1))/epsilon1), so dropout alone does not make the minimiser "
                 "stable. Likely causes: a rare or constant (all-zero) feature, bounds "
                 "(data_norm/bounds) much wider than the values, or too few rows. Drop or merge "
                 "rare features, tighten the public bounds, use more rows, raise epsilon or "
@@ -567,7 +569,8 @@ class _BaseDPDropout(DPEstimatorMixin):
         self.noise_std_ = sigma
         report = {
             "mechanism": (
-                "propose-test-release: Laplace test of the leave-one-out feature support, "
+                "propose-test-release: granular discrete Laplace test of the leave-one-out "
+                "feature support, "
                 "then Gaussian output perturbation of the exact dropout least-squares "
                 "minimiser" if eps1 > 0 else
                 "Gaussian output perturbation of the ridge least-squares minimiser "
@@ -577,6 +580,11 @@ class _BaseDPDropout(DPEstimatorMixin):
             "test epsilon, delta": (eps1, delta1),
             "release epsilon, delta": (eps2, delta2),
             "lambda_noisy": lambda_noisy,
+            "test noise": (
+                "granular discrete Laplace (skprivate.mechanisms.granular_laplace_mechanism): "
+                f"grid {granular_laplace_plan(1.0, eps1).gamma!r}, exact integer noise"
+                if eps1 > 0 else "none (no test)"
+            ),
             "lambda lower bound": ell,
             "strong convexity credited": (
                 "dropout" if c * unit * ell > alpha else "ridge floor alpha"

@@ -116,11 +116,14 @@ _ATTRS_DOC = """
     lambda_noisy_ : float
         The released noisy test statistic: the leave-one-out sum of squares of the rarest
         feature (intercept column included), in units of ``b^2`` ("effective rows"), plus
-        Laplace noise. NaN when ``keep_prob=1`` (no test).
+        discrete Laplace noise on a power-of-two grid
+        (:func:`~skprivate.mechanisms.granular_laplace_mechanism`: a multiple of the grid
+        spacing, with no floating-point noise). NaN when ``keep_prob=1`` (no test).
 
     lambda_bound_ : float
-        ``max(lambda_noisy_ - ln(1/(2 delta1))/epsilon1, 0)``, the lower bound on the
-        statistic to which the noise was calibrated.
+        ``max(lambda_noisy_ - margin, 0)``, the lower bound on the statistic to which the
+        noise was calibrated; ``margin`` is the discrete Laplace tail's, within one grid step
+        of ``ln(1/(2 delta1))/epsilon1``.
 
     sensitivity_ : float
         L2 sensitivity bound of the minimiser that the noise was calibrated to.
@@ -156,11 +159,13 @@ _NOTES_DOC = """
     re-derived in ``skprivate.dropout._ptr``). Dropout with keep probability ``q`` makes
     the expected squared loss strongly convex in every coordinate with curvature
     ``2 c sum_i x_ij^2``. (1) The leave-one-out sum of squares of the rarest feature,
-    ``Lambda`` in units of ``b^2``, has sensitivity 1 and is released with Laplace noise
-    (``epsilon1 = test_fraction * (epsilon - epsilon_n)``); its lower confidence bound
-    ``l = lambda_noisy_ - ln(1/(2 delta1))/epsilon1`` exceeds ``Lambda`` with probability
-    ``delta1``. (2) If ``c b^2 l + alpha > 0`` the exact minimiser over the ball of radius
-    ``coef_bound`` has L2 sensitivity at most
+    ``Lambda`` in units of ``b^2``, has sensitivity 1 and is released by the granular
+    Laplace mechanism (rounded to a power-of-two grid, exact discrete Laplace noise on it,
+    ``epsilon1 = test_fraction * (epsilon - epsilon_n)``-DP exactly, with no floating-point
+    noise); its lower confidence bound ``l = lambda_noisy_ - margin`` (``margin`` about
+    ``ln(1/(2 delta1))/epsilon1``, from the discrete tail) exceeds ``Lambda`` with
+    probability at most ``delta1``. (2) If ``c b^2 l + alpha > 0`` the exact minimiser over
+    the ball of radius ``coef_bound`` has L2 sensitivity at most
     ``[B (Y + B R) + c b^2 R] / (c b^2 l + alpha)`` (strong convexity and the argument of
     Chaudhuri et al. [2]_), and Gaussian noise calibrated to it with the analytic Gaussian
     mechanism [3]_ is added. With the count, the steps compose to
@@ -377,8 +382,9 @@ class DPDropoutClassifier(
         Fraction in [0, 1) of ``epsilon`` spent, after the release, on a private choice
         between the released model (for two classes with its intercept shifted by one of
         ``0, +-0.125, +-0.25, +-0.5``) and the constant predictor of each class: Report
-        Noisy Max over their numbers of correctly classified training rows (pure
-        epsilon-DP, Dwork and Roth 2014, Claim 3.9). It keeps a noise-dominated release
+        Noisy Max over their numbers of correctly classified training rows, with exact
+        discrete Laplace noise (pure epsilon-DP, Dwork and Roth 2014, Claim 3.9, whose
+        proof carries over to integer noise). It keeps a noise-dominated release
         from predicting worse than the most frequent class, and recentres the threshold of
         a shrunk one. ``0`` keeps the released model as it is. The default was measured on
         Adult, breast cancer and synthetic data (``benchmarks/dropout_regime.py``): it
@@ -595,7 +601,8 @@ class DPDropoutClassifier(
         report["selection"] = (
             f"{self.selection_} (Report Noisy Max over the correct counts of "
             f"{len(shifts)} intercept shift(s) of the release and {n_classes} constant "
-            f"predictors, Laplace(1/{eps_s:.4g}); Dwork and Roth 2014, Claim 3.9)"
+            f"predictors, exact discrete Laplace(1/{eps_s:.4g}) on the integer counts; Dwork "
+            "and Roth 2014, Claim 3.9, with integer thresholds: skprivate.dropout._chance)"
         )
         report["selection epsilon"] = eps_s
         report["accountant"] = (

@@ -54,9 +54,14 @@ relying on it) by the random and adversarial searches in
 
 **Mechanism.** With ``(eps1, delta1)`` for the test and ``(eps2, delta2)`` for the release:
 
-1. ``lambda_noisy = Lambda(D) + Lap(1 / eps1)`` (Laplace mechanism, Lemma 1; released).
-2. ``l = lambda_noisy - ln(1 / (2 delta1)) / eps1``, a lower confidence bound:
-   ``P(l > Lambda(D)) = P(Lap(1/eps1) > ln(1/(2 delta1))/eps1) = delta1`` exactly.
+1. ``lambda_noisy = gamma (round(Lambda(D) / gamma) + Z)``, ``Z`` exact discrete Laplace
+   (:func:`~skprivate.mechanisms.granular_laplace_mechanism` with sensitivity 1, Lemma 1;
+   released): ``eps1``-DP for the float released, not only in real arithmetic, so Mironov's
+   attack on the floating-point Laplace does not apply (issue 29). Its pmf ratio at
+   neighbours is at most ``e^eps1`` (module docstring of ``skprivate.mechanisms._secure``).
+2. ``l = lambda_noisy - margin``, a lower confidence bound with
+   ``P(l > Lambda(D)) <= delta1`` (:func:`lower_confidence_margin`: the discrete Laplace
+   tail; ``margin`` is ``ln(1/(2 delta1))/eps1`` up to one grid step).
    Clamp ``l`` at 0. If ``c u l + alpha = 0`` (no dropout credit and no ridge floor), stop:
    the test failed (:class:`~skprivate.exceptions.PrivacyTestFailed`).
 3. Release ``Theta(D) + N(0, s^2 I)`` with ``s = gaussian_sigma(Delta(l), eps2, delta2)``
@@ -90,9 +95,9 @@ against what the proof allows:
 * *Gaussian calibration*: the analytic Gaussian mechanism is exact, an "if and only if"
   for one Gaussian release (Balle and Wang 2018, Thm 8); an RDP or zCDP conversion of the
   same release gives a larger ``sigma`` for every ``(eps2, delta2)``. Nothing to gain.
-* *Test tail*: ``margin = ln(1/(2 delta1))/eps1`` solves ``P(Lap(1/eps1) > margin) =
-  delta1`` exactly (the one-sided Laplace tail, not a two-sided or sub-exponential bound).
-  Nothing to gain.
+* *Test tail*: the margin is the exact one-sided tail of the discrete Laplace noise
+  (:func:`lower_confidence_margin`), within one grid step of the continuous
+  ``ln(1/(2 delta1))/eps1``, not a two-sided or sub-exponential bound. Nothing to gain.
 * *Sensitivity of Lambda*: 1 (units of ``u``), attained by a row at full scale in the
   rarest column. Tight.
 * *Gradient of one row*: ``grad h_z / 2 = -x y^T + (x x^T + c diag(x * x)) Theta``, so
@@ -143,7 +148,18 @@ import math
 
 import numpy as np
 
-__all__ = ["leave_one_out_statistic", "lower_confidence_margin", "minimiser_sensitivity"]
+from ..mechanisms import (
+    discrete_laplace_rational_scale,
+    granular_laplace_mechanism,
+    granular_laplace_plan,
+)
+
+__all__ = [
+    "leave_one_out_statistic",
+    "lower_confidence_margin",
+    "minimiser_sensitivity",
+    "release_test_statistic",
+]
 
 
 def leave_one_out_statistic(X, unit):
@@ -153,9 +169,35 @@ def leave_one_out_statistic(X, unit):
     return float(loo.min(initial=np.inf) / unit)
 
 
+def release_test_statistic(statistic, epsilon_test, random_state):
+    """Step 1: ``lambda_noisy``, the granular Laplace release of ``Lambda`` (sensitivity 1).
+
+    On the grid of :func:`~skprivate.mechanisms.granular_laplace_plan` ``(1, eps1)``, with
+    exact discrete Laplace noise: ``eps1``-DP for the value the computer releases.
+    """
+    return granular_laplace_mechanism(statistic, 1.0, epsilon_test, random_state=random_state)
+
+
 def lower_confidence_margin(epsilon_test, delta_test):
-    """``ln(1 / (2 delta1)) / eps1``: ``P(Lambda + Lap(1/eps1) - margin > Lambda) = delta1``."""
-    return math.log(1.0 / (2.0 * delta_test)) / epsilon_test
+    """Step 2's margin: ``P(lambda_noisy - margin > Lambda) <= delta1``.
+
+    About ``ln(1/(2 delta1))/eps1``.
+
+    With ``gamma``, ``b`` the grid and the exact rational discrete Laplace scale of step 1,
+    ``p = exp(-1/b)``, the margin is ``gamma (j - 1/2)`` for the least integer ``j`` with
+    ``P(Z >= j) = p**j / (1 + p) <= delta1``. Because ``gamma round(Lambda / gamma) <=
+    Lambda + gamma / 2``, ``lambda_noisy - margin > Lambda`` implies ``gamma Z > gamma (j -
+    1)``, i.e. ``Z >= j``. ``j`` is rounded up (with a safety of ``1e-9`` grid steps against the
+    floating-point logarithm), so the tail is never above ``delta1``; the margin exceeds
+    the continuous ``ln(1/(2 delta1))/eps1`` by about ``gamma``, at most ``2**-10 / eps1``
+    rows.
+    """
+    plan = granular_laplace_plan(1.0, epsilon_test)
+    b = float(discrete_laplace_rational_scale(plan.scale))  # the scale the sampler uses
+    p = math.exp(-1.0 / b)
+    x = b * (math.log(1.0 / delta_test) - math.log1p(p))
+    j = max(math.ceil(x * (1.0 + 1e-12) + 1e-9), 1)
+    return plan.gamma * (j - 0.5)
 
 
 def minimiser_sensitivity(ell, *, row_norm, target_norm, coef_bound, unit, c, alpha):

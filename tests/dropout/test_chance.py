@@ -12,7 +12,12 @@ from skprivate._row_count import COUNT_SHARE, release_row_count
 from skprivate.accounting import BudgetAccountant
 from skprivate.audit import epsilon_lower_bound
 from skprivate.dropout import DPDropoutClassifier, DPDropoutRegressor
-from skprivate.dropout._chance import CHANCE_RATIO, select_candidate
+from skprivate.dropout._chance import (
+    CHANCE_RATIO,
+    candidate_counts,
+    report_noisy_max,
+    select_candidate,
+)
 from skprivate.exceptions import PrivacyLeakWarning, UtilityWarning
 from skprivate.mechanisms import gaussian_sigma
 
@@ -187,12 +192,13 @@ def test_regressor_forecast_does_not_depend_on_the_target_scale():
 
 
 def _selection_outputs(counts_case, epsilon, runs, seed):
-    """Winners of ``select_candidate`` on a small data set (model + shift + 2 constants)."""
+    """Winners of the selection's Report Noisy Max on a small data set (model + 2 constants),
+    ``runs`` independent choices at once (``select_candidate`` is checked to be the same)."""
     scores, y = counts_case
-    rng = np.random.default_rng(seed)
-    return np.array([
-        select_candidate(scores, y, 2, np.zeros(1), epsilon, rng) for _ in range(runs)
-    ])
+    counts = candidate_counts(scores, y, 2, np.zeros(1))
+    one = select_candidate(scores, y, 2, np.zeros(1), epsilon, np.random.default_rng(seed))
+    assert one == int(report_noisy_max(counts, epsilon, np.random.default_rng(seed)))
+    return report_noisy_max(np.tile(counts, (runs, 1)), epsilon, np.random.default_rng(seed))
 
 
 def test_selection_audit_on_neighbouring_data_sets():
@@ -235,3 +241,18 @@ def test_forecast_refuses_what_fit_refuses():
         DPDropoutClassifier().forecast_noise_to_signal(1000, 5)
     with pytest.raises(ValueError, match="n_classes"):
         DPDropoutRegressor(bounds=(-1, 1)).forecast_noise_to_signal(1000, 5, n_classes=2)
+
+
+def test_selection_noise_is_integer_and_ties_go_to_the_first_candidate():
+    # issue 29: the counts get exact discrete Laplace noise (integers), not floating-point
+    # Laplace. With equal counts and tiny noise (scale 1/50: Z = 0 but for about 1e-22 of
+    # draws) every choice is a tie, won by the first candidate; continuous noise never ties.
+    scores = np.array([1.0, -1.0])
+    y = np.array([1, 0])  # model right twice; each constant right once: counts [2, 1, 1]
+    counts = candidate_counts(scores, y, 2, np.zeros(1))
+    assert counts.dtype == np.int64 and counts.tolist() == [2, 1, 1]
+    tied = np.tile([1, 1, 1], (2000, 1))
+    assert np.all(report_noisy_max(tied, 50.0, np.random.default_rng(0)) == 0)
+    winners = [select_candidate(np.array([-1.0, 1.0]), np.array([1, 0]), 2, np.zeros(1), 50.0,
+                                np.random.default_rng(s)) for s in range(50)]
+    assert winners == [1] * 50  # model right 0 times, constants 1 each: the first constant

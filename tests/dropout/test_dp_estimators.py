@@ -61,6 +61,26 @@ def test_noise_is_calibrated_to_the_derived_sensitivity():
     assert abs(reg.lambda_noisy_ - leave_one_out_statistic(Xa, 1.0)) < 60
 
 
+def test_lambda_noisy_is_released_on_the_secure_grid():
+    # issue 29: the test statistic is released by the granular mechanism (exact discrete
+    # Laplace on a power-of-two grid), never as a floating-point value + Laplace sample.
+    from skprivate.dropout._ptr import lower_confidence_margin
+    from skprivate.mechanisms import granular_laplace_plan
+
+    X, y = _data()
+    eps1, delta1 = 0.3, 0.3e-5
+    gamma = granular_laplace_plan(1.0, eps1).gamma
+    assert gamma == 2.0**-10
+    for seed in range(3):
+        reg = _fit(DPDropoutRegressor(bounds=(-1, 1), y_bound=1.0, random_state=seed,
+                                      n_samples_public=True), X, y)
+        assert (reg.lambda_noisy_ / gamma) % 1 == 0
+        margin = lower_confidence_margin(eps1, delta1)
+        assert reg.lambda_bound_ == max(reg.lambda_noisy_ - margin, 0)
+    # the discrete tail's margin is the continuous one up to one grid step
+    assert abs(lower_confidence_margin(eps1, delta1) - math.log(1 / (2 * delta1)) / eps1) <= gamma
+
+
 def test_released_coefficients_have_the_stated_noise():
     # TF-Privacy style: noise tested by its statistics over many fits of the same data.
     X, y = _data(n=300, p=2, seed=1)

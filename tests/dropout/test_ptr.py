@@ -15,6 +15,7 @@ from skprivate.dropout._ptr import (
     leave_one_out_statistic,
     lower_confidence_margin,
     minimiser_sensitivity,
+    release_test_statistic,
 )
 from skprivate.dropout._regression import dropout_minimiser
 
@@ -130,13 +131,26 @@ def test_statistic_adversarial_row_never_moves_it_more_than_one():
 
 @pytest.mark.parametrize("epsilon1, delta1", [(0.5, 0.05), (1.0, 0.01), (0.2, 0.1)])
 def test_lower_bound_exceeds_the_statistic_with_probability_delta1(epsilon1, delta1):
-    # P(Lambda + Lap(1/eps1) - margin > Lambda) must equal delta1 (Monte Carlo, 5 sigma).
-    from skprivate.mechanisms import laplace_noise
+    # P(lambda_noisy - margin > Lambda) must be delta1 up to one grid step (Monte Carlo, 5
+    # sigma), at the statistic whose rounding moves it up most (+gamma/2, the worst case).
+    from skprivate.mechanisms import discrete_laplace_noise, granular_laplace_plan
+    from skprivate.mechanisms._secure import _round_to_grid
 
-    draws = 400_000
-    noise = laplace_noise(1.0 / epsilon1, size=draws, random_state=5)
-    rate = np.mean(noise - lower_confidence_margin(epsilon1, delta1) > 0)
+    plan = granular_laplace_plan(1.0, epsilon1)
+    statistic = plan.gamma * (1000 - 0.5)  # rounds up to 1000 gamma
+    draws = 200_000
+    z = discrete_laplace_noise(plan.scale, size=draws, random_state=5)
+    released = plan.gamma * (_round_to_grid(statistic, plan.gamma) + z)
+    single = release_test_statistic(statistic, epsilon1, np.random.default_rng(5))
+    assert (single / plan.gamma) % 1 == 0  # the estimator's path releases on the same grid
+    rate = np.mean(released - lower_confidence_margin(epsilon1, delta1) > statistic)
     assert abs(rate - delta1) <= 5 * math.sqrt(delta1 * (1 - delta1) / draws)
+    # and exactly: the tail of the discrete Laplace at the margin is at most delta1, and
+    # within one grid step of it
+    b = float(plan.scale)
+    p = math.exp(-1.0 / b)
+    j = round(lower_confidence_margin(epsilon1, delta1) / plan.gamma + 0.5)
+    assert p**j / (1 + p) <= delta1 < p ** (j - 1) / (1 + p)
 
 
 def test_stability_step_of_lemma_2_is_nearly_tight():

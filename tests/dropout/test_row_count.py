@@ -59,12 +59,14 @@ def test_count_share_comes_out_of_the_rest_and_is_reported():
 
 
 def test_n_samples_public_restores_the_exact_fit_bit_for_bit():
-    # Recorded with the code before the count (same data, same random_state).
+    # Recorded with the code before the count (same data, same random_state); re-recorded
+    # when lambda_noisy_ moved to the granular discrete Laplace (issue 29), which draws a
+    # different stream and whose margin (read by the forecast) moved by under one grid step.
     X, y = _data(2000)
     clf = _fit(DPDropoutClassifier(epsilon=1.0, bounds=(-1, 1), random_state=0,
                                    n_samples_public=True), X, y)
-    assert clf.coef_.round(8).tolist() == [[0.24998992, 0.12840793, -0.0982569, -0.26897614]]
-    assert clf.forecast_noise_to_signal_ == 0.09885032237273722
+    assert clf.coef_.round(8).tolist() == [[0.24439071, 0.17014507, -0.04449546, -0.21729698]]
+    assert clf.forecast_noise_to_signal_ == 0.09885034353301045
 
 
 def test_unpassable_test_refused_on_the_noisy_count_after_the_reservation():
