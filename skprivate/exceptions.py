@@ -102,7 +102,7 @@ class PrivacyLeakWarning(UserWarning):
     >>> [w.category.__name__ for w in caught]
     ['PrivacyLeakWarning']
     >>> print(caught[0].message)
-    DPLSSGDClassifier: the privacy guarantee (epsilon=0.99..., delta=1e-05) is weaker than ...
+    DPLSSGDClassifier: the privacy guarantee (epsilon=1, delta=1e-05) is weaker than ...
 
     To turn it into an error, for example in a release pipeline:
     ``warnings.simplefilter("error", PrivacyLeakWarning)``.
