@@ -43,10 +43,11 @@ def _forecast_rows_epsilon(estimator, n_plan, n_features, n_outputs):
     """Warn when rows x epsilon is too small for the dimension (:mod:`skprivate._forecast`).
 
     Reads the count planned on, the number of features, the released classes and
-    ``epsilon``: post-processing, no privacy cost. No forecast without an ``epsilon``
-    (an explicit ``noise_multiplier``: the user chose the noise).
+    ``epsilon``: post-processing, no privacy cost. No forecast without an ``epsilon`` or
+    with an explicit ``noise_multiplier`` (the user chose the noise; ``epsilon`` is then
+    not a target).
     """
-    if estimator.epsilon is None:
+    if estimator.epsilon is None or estimator.noise_multiplier is not None:
         return
     epsilon = float(estimator.epsilon)
     size = float(n_features * n_outputs)
@@ -63,8 +64,8 @@ def _forecast_rows_epsilon(estimator, n_plan, n_features, n_outputs):
         f"{ratio(n_plan):.3g} per coefficient for {n_features} features and {classes}, "
         f"below {_FORECAST_ROWS_EPSILON:g}",
         "accuracy at or near the majority class's",
-        "fewer features (declared categories, merged or dropped columns) or a constant "
-        "predictor (sklearn.dummy.DummyClassifier learns only the class counts)",
+        "use fewer features (declared categories, merged or dropped columns), or a "
+        "constant predictor (sklearn.dummy.DummyClassifier), which does as well there",
         epsilon=epsilon,
         rows_needed=value_needed(ratio, _FORECAST_ROWS_EPSILON, n_plan, integer=True),
         epsilon_needed=value_needed(
@@ -254,6 +255,12 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
     data); with ``classes=None`` it is read from ``y`` and published as ``classes_`` without
     noise (a label only one row holds reveals that row), which the report and the fit's
     warning state as a caveat.
+
+    **Forecast.** Before training, when the rows planned on times ``epsilon`` is under
+    0.2 per coefficient (``n * epsilon < 0.2 * n_features * K``, ``K`` the outputs), where
+    the measured accuracy was at or near the majority class's, ``fit`` emits a
+    :class:`~skprivate.exceptions.UtilityWarning` with the rows and the epsilon needed
+    (public numbers only; see the user guide's DP-LSSGD page).
 
     **random_state.** None draws the noise from the operating system's entropy; an int
     gives reproducible, and therefore not private, results.

@@ -303,6 +303,12 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
     Teachers that received rows of one class vote for it; teachers that received none
     abstain (a row added to one makes it vote: one vote changes, as the analysis allows).
 
+    Before any teacher is trained, ``fit`` emits a
+    :class:`~skprivate.exceptions.UtilityWarning` when the plan buys fewer than 40 answers
+    or gives each teacher fewer than 30 rows (where the small benchmark tables scored at or
+    below the majority class or below :class:`~skprivate.DPLSSGDClassifier`), and when the
+    budget cuts an explicit ``n_queries``; public numbers only (see the user guide).
+
     Partitions are drawn uniformly at random, never from the labels: a label-stratified
     split would let one row shift many partitions and void the analysis.
 

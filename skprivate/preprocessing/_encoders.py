@@ -106,6 +106,10 @@ class OneHotEncoder(_PrivateTransformer):
     there, and is kept only if its noisy count reaches ``threshold_``, which happens with
     probability at most ``delta / d`` per feature, ``delta`` in all. Only the set of kept
     values is released, never the counts (the report's ``delta >= 1/n`` check reads the
+
+    A feature that keeps no category is announced by a
+    :class:`~skprivate.exceptions.UtilityWarning` (read from the released categories; before
+    any value is read when the number of rows is public and below ``threshold_``).
     largest sum of one feature's kept noisy counts: post-processing of that release).
 
     Examples

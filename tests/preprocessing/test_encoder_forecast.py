@@ -68,3 +68,29 @@ def test_inside_a_column_transformer_the_warning_reaches_the_user():
     ct = ColumnTransformer([("cat", enc, slice(0, 13))])
     with pytest.warns(UtilityWarning, match="kept no category"):
         ct.fit(X_cat)
+
+
+def test_getting_started_recipe_on_a_700_row_table_is_not_silent():
+    # The replay: make_private_pipeline(ColumnTransformer([StandardScaler(bounds),
+    # OneHotEncoder()]), DPLSSGDClassifier(...), epsilon=1) on 700 rows, 13 categorical and
+    # 7 numeric columns: the encoder's share is epsilon 0.1 and it keeps nothing.
+    from skprivate import DPLSSGDClassifier
+    from skprivate.preprocessing import StandardScaler, make_private_pipeline
+
+    rng = np.random.default_rng(1)
+    X_num = rng.normal(size=(700, 7))
+    X = np.column_stack([X_num, X_cat]).astype(object)
+    y = (X_num[:, 0] + rng.normal(size=700) > 0).astype(int)
+    preprocess = ColumnTransformer([
+        ("numeric", StandardScaler(bounds=(-4.0, 4.0)), list(range(7))),
+        ("categories", OneHotEncoder(sparse_output=False), list(range(7, 20))),
+    ])
+    model = make_private_pipeline(
+        preprocess, DPLSSGDClassifier(classes=[0, 1], random_state=0), epsilon=1.0,
+        delta=1e-6,
+    )
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        model.fit(X, y)
+    messages = _utility(record)
+    assert any("kept no category in 13 of 13 features" in m for m in messages)
