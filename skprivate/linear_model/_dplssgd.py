@@ -16,7 +16,6 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._dpsgd._distributed import fit_dask, is_dask_collection
-from .._forecast import value_needed, warn_forecast
 from ..base import _resolve_classes
 from ..utils._docstrings import SHARED_DOCS, Substitution
 from ..utils._linear import labels_from_scores, linear_scores
@@ -24,54 +23,6 @@ from ..utils._validation import validate_numeric
 from ._dplssgd_base import _BaseDPLSSGD
 
 __all__ = ["DPLSSGDClassifier", "DPLSSGDRegressor"]
-
-
-# The forecast's threshold on rows x epsilon per coefficient, n epsilon / (d K) with d the
-# number of features and K the outputs (1 for two classes, the number of classes
-# otherwise). Measured with DPLSSGDClassifier defaults on subsets of the standardised
-# breast cancer (d=30, K=1) and digits (d=64, K=10) tables, 2 to 3 seeds: below 0.2 the
-# accuracy was at or below the majority class's (breast cancer, n=50 at epsilon 0.1 and
-# n=100 at 0.05: 0.59 and 0.60 against 0.63) or within a few points of it (digits, 0.078:
-# 0.14 against 0.10); at 0.31 to 0.42 it was 8 to 10 points above it on breast cancer and
-# 0.47 on digits, and at 0.6 and above within reach of the non-private model. The
-# product, not n or epsilon alone, decided it (digits: 400 rows at 0.5 and 800 at 0.25 both
-# gave 0.469). Every table of benchmarks/results/dplssgd_utility.md is above 0.7.
-_FORECAST_ROWS_EPSILON = 0.2
-
-
-def _forecast_rows_epsilon(estimator, n_plan, n_features, n_outputs):
-    """Warn when rows x epsilon is too small for the dimension (:mod:`skprivate._forecast`).
-
-    Reads the count planned on, the number of features, the released classes and
-    ``epsilon``: post-processing, no privacy cost. No forecast without an ``epsilon`` or
-    with an explicit ``noise_multiplier`` (the user chose the noise; ``epsilon`` is then
-    not a target).
-    """
-    if estimator.epsilon is None or estimator.noise_multiplier is not None:
-        return
-    epsilon = float(estimator.epsilon)
-    size = float(n_features * n_outputs)
-
-    def ratio(n, eps=epsilon):
-        return n * eps / size
-
-    if ratio(n_plan) >= _FORECAST_ROWS_EPSILON:
-        return
-    classes = "two classes" if n_outputs == 1 else f"{n_outputs} classes"
-    warn_forecast(
-        estimator,
-        f"{n_plan:,} rows (the count planned on) x epsilon={epsilon:g} is "
-        f"{ratio(n_plan):.3g} per coefficient for {n_features} features and {classes}, "
-        f"below {_FORECAST_ROWS_EPSILON:g}",
-        "accuracy at or near the majority class's",
-        "use fewer features (declared categories, merged or dropped columns), or a "
-        "constant predictor (sklearn.dummy.DummyClassifier), which does as well there",
-        epsilon=epsilon,
-        rows_needed=value_needed(ratio, _FORECAST_ROWS_EPSILON, n_plan, integer=True),
-        epsilon_needed=value_needed(
-            lambda e: ratio(n_plan, e), _FORECAST_ROWS_EPSILON, epsilon
-        ),
-    )
 
 
 @Substitution(**SHARED_DOCS)
@@ -368,7 +319,6 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
             n_outputs, y_encoded = 1, y_index.astype(np.float64)
         else:
             n_outputs, y_encoded = n_classes, y_index
-        _forecast_rows_epsilon(self, count.n_plan, X.shape[1], n_outputs)
         coef, intercept = self._fit_linear(X, y_encoded, rng, n_outputs, count, caveats=caveats)
         self.coef_ = coef
         self.intercept_ = intercept

@@ -10,7 +10,7 @@ from sklearn.preprocessing import StandardScaler
 
 from skprivate.exceptions import UtilityWarning
 from skprivate.linear_model import DPLSSGDClassifier
-from skprivate.linear_model._dplssgd import _FORECAST_ROWS_EPSILON
+from skprivate.linear_model._dplssgd_base import _FORECAST_ROWS_EPSILON
 
 pytestmark = pytest.mark.filterwarnings("ignore::skprivate.exceptions.PrivacyLeakWarning")
 
@@ -41,3 +41,10 @@ def test_too_few_rows_times_epsilon_for_the_dimension_warns_with_the_way_out():
 def test_the_rows_named_leave_the_region():
     assert _fit(60, 0.1, n_samples_public=True) == []
     assert _fit(400, 1.0) == []  # the benchmarks' breast cancer case: no false alarm
+
+
+def test_the_dask_fit_forecasts_too():
+    da = pytest.importorskip("dask.array")
+    clf = DPLSSGDClassifier(epsilon=0.1, classes=[0, 1], n_samples_public=True, random_state=0)
+    with pytest.warns(UtilityWarning, match="50 rows"):
+        clf.fit(da.from_array(X_bc[:50], chunks=25), da.from_array(y_bc[:50], chunks=25))
