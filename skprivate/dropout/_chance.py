@@ -22,9 +22,9 @@ classifier with unknown classes the forecast takes two classes, which has the sm
 
 **The chance region.** The forecast and its way out (the rows and the epsilon that bring the
 ratio to the threshold) go through the package's one forecast mechanism,
-:mod:`skprivate._forecast`, as PATE's, DP-LSSGD's and the encoder's do. ``CHANCE_RATIO`` comes from ``benchmarks/dropout_regime.py``
-(Adult subsets, synthetic GLM data): in every cell whose fits had a ratio of 1.2 or more
-the accuracy was within a point of the majority class or below it, in every cell below 0.4
+:mod:`skprivate._forecast`, as PATE's, DP-LSSGD's and the encoder's do.
+``CHANCE_RATIO`` comes from ``benchmarks/dropout_regime.py`` (Adult subsets, synthetic GLM
+data): in every cell whose fits had a ratio of 1.2 or more the accuracy was within a point of the majority class or below it, in every cell below 0.4
 it was within 2 points of the same model without privacy, and in between (0.65 to 1) it
 was a few points above the majority class at best, at the majority class on the synthetic
 data whose signal is weak. The warning threshold 0.5 therefore covers "at or near

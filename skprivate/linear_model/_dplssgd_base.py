@@ -34,12 +34,12 @@ __all__ = []
 # otherwise). Measured with DPLSSGDClassifier defaults on subsets of the standardised
 # breast cancer (d=30, K=1) and digits (d=64, K=10) tables, 2 to 3 seeds: below 0.2 the
 # accuracy was at or below the majority class's (breast cancer, n=50 at epsilon 0.1 and
-# n=100 at 0.05: 0.59 and 0.60 against 0.63) or within a few points of it (digits, 0.078:
-# 0.14 against 0.10); at 0.31 to 0.42 it was 8 to 10 points above it on breast cancer and
+# n=100 at 0.05: 0.59 and 0.60 against 0.63) or near it (digits, 0.078: 0.15 against
+# 0.10; 0.16: 0.24, against 0.97 without privacy); at 0.31 to 0.42 it was 8 to 10 points above it on breast cancer and
 # 0.47 on digits, and from 0.6 clearly useful (breast cancer 0.84 to 0.91, digits 0.70 to
 # 0.89). The product, not n or epsilon alone, decided it (digits: 400 rows at 0.5 and 800
-# at 0.25 both gave 0.469). Every table of benchmarks/results/dplssgd_utility.md is above 0.7. The grid:
-# benchmarks/dplssgd_forecast.py (results/dplssgd_forecast.md).
+# at 0.25 both gave 0.469). Every table of benchmarks/results/dplssgd_utility.md is above
+# 0.7. The grid: benchmarks/dplssgd_forecast.py (results/dplssgd_forecast.md).
 _FORECAST_ROWS_EPSILON = 0.2
 
 
