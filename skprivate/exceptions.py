@@ -113,8 +113,10 @@ class UtilityWarning(UserWarning):
     """The privacy guarantee holds, but the model is likely to be no better than chance.
 
     Emitted before the data are read when public numbers alone (rows, bounds, epsilon, delta)
-    predict that the released model's noise swamps its signal, and after a fit that fell back
-    to a constant predictor; the message gives the numbers and an alternative. The guarantee
+    predict that the released model's noise swamps its signal (the dropout estimators,
+    DP-LSSGD, PATE: ``skprivate._forecast``), after a fit that fell back to a constant
+    predictor, and when a private step released nothing usable (an encoder that kept no
+    category); the message gives the numbers and an alternative. The guarantee
     (``epsilon_``, ``delta_``) is unaffected: this warning is about usefulness, not privacy.
 
     Examples

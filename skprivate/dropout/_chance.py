@@ -20,9 +20,11 @@ mapped to ``2x - 1``); rare features make ``l``, hence the ratio of the fit, wor
 classifier with unknown classes the forecast takes two classes, which has the smallest ratio
 (``Y = sqrt(K)`` grows with the number of one-vs-rest outputs).
 
-**The chance region.** ``CHANCE_RATIO`` comes from ``benchmarks/dropout_regime.py``
-(Adult subsets, synthetic GLM data): in every cell whose fits had a ratio of 1.2 or more
-the accuracy was within a point of the majority class or below it, in every cell below 0.4
+**The chance region.** The forecast and its way out (the rows and the epsilon that bring the
+ratio to the threshold) go through the package's one forecast mechanism,
+:mod:`skprivate._forecast`, as PATE's, DP-LSSGD's and the encoder's do.
+``CHANCE_RATIO`` comes from ``benchmarks/dropout_regime.py`` (Adult subsets, synthetic GLM
+data): in every cell whose fits had a ratio of 1.2 or more the accuracy was within a point of the majority class or below it, in every cell below 0.4
 it was within 2 points of the same model without privacy, and in between (0.65 to 1) it
 was a few points above the majority class at best, at the majority class on the synthetic
 data whose signal is weak. The warning threshold 0.5 therefore covers "at or near
@@ -58,6 +60,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._forecast import way_out_text
 from ..mechanisms import discrete_laplace_noise, gaussian_sigma
 from ..mechanisms._validation import exact_fraction
 from ._ptr import lower_confidence_margin, minimiser_sensitivity
@@ -114,14 +117,14 @@ def release_noise(ell, *, row_norm_aug, target_norm, n_outputs, radius, unit, c,
 
 
 def alternative_text(forecast, classifier):
-    """The sentence of the chance warning that names the way out."""
+    """The sentence of the chance warning that names the way out (worded by the shared
+    forecast mechanism, :func:`skprivate._forecast.way_out_text`)."""
     other = "DPLSSGDClassifier" if classifier else "DPLSSGDRegressor"
-    parts = [f"use skprivate.{other}(epsilon={forecast['epsilon']:g}) at the same budget"]
-    if forecast.get("rows needed") is not None:
-        parts.append(f"about {forecast['rows needed']:,} rows at this epsilon")
-    if forecast.get("epsilon needed") is not None:
-        parts.append(f"epsilon of about {forecast['epsilon needed']:.3g} on these rows")
-    return "; or ".join(parts)
+    return way_out_text(
+        f"use skprivate.{other}(epsilon={forecast['epsilon']:g}) at the same budget",
+        rows_needed=forecast.get("rows needed"),
+        epsilon_needed=forecast.get("epsilon needed"),
+    )
 
 
 def candidate_counts(scores, y_index, n_classes, shifts):

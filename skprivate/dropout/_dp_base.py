@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import Interval
 from .. import _caveats
 from .._dpsgd._plan import PUBLIC_N_SAMPLES
 from .._row_count import COUNT_SHARE, count_report, release_row_count
-from ..accounting._calibrate import NoFeasiblePointError, solve_monotone
+from .._forecast import value_needed
 from ..base import DPEstimatorMixin, _n_rows, _user_stacklevel
 from ..exceptions import PrivacyTestFailed, UtilityWarning
 from ..mechanisms import gaussian_noise, granular_laplace_plan
@@ -382,23 +382,18 @@ class _BaseDPDropout(DPEstimatorMixin):
             est = self if epsilon is None else _with_epsilon(self, epsilon)
             return est._forecast(n, row_norm, coord, target_norm, n_outputs)["ratio"]
 
-        out = {"rows needed": None, "epsilon needed": None}
-        for key, start, fn in (
-            ("rows needed", float(n_samples), lambda v: ratio_at(n=int(math.ceil(v)))),
-            ("epsilon needed", float(self.epsilon), lambda v: ratio_at(epsilon=v)),
-        ):
-            # The ratio decreases in both: the smallest value at or above ``start`` (up to
-            # 2**20 times it) that brings it to the threshold, by the package's one solver
-            # (doubling, then geometric bisection).
-            try:
-                hi = solve_monotone(
-                    fn, CHANCE_RATIO, increasing=False, lower=start, upper=start * 2**20,
-                    start=start, xtol=1e-12,
-                )
-            except NoFeasiblePointError:
-                continue
-            out[key] = int(math.ceil(hi)) if key == "rows needed" else hi
-        return out
+        # The ratio decreases in both: the smallest value at or above the current one that
+        # brings it to the threshold (the shared forecast mechanism's search).
+        return {
+            "rows needed": value_needed(
+                lambda n: ratio_at(n=n), CHANCE_RATIO, n_samples, increasing=False,
+                integer=True,
+            ),
+            "epsilon needed": value_needed(
+                lambda e: ratio_at(epsilon=e), CHANCE_RATIO, float(self.epsilon),
+                increasing=False,
+            ),
+        }
 
     # --- bounds ---------------------------------------------------------------------------
     def _resolve_bounds(self, X, target_norm_public, target_norm_data):

@@ -207,6 +207,12 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
     noise (a label only one row holds reveals that row), which the report and the fit's
     warning state as a caveat.
 
+    **Forecast.** Before training, when the rows planned on times ``epsilon`` is under
+    0.2 per coefficient (``n * epsilon < 0.2 * n_features * K``, ``K`` the outputs), where
+    the measured accuracy was at or near the majority class's, ``fit`` emits a
+    :class:`~skprivate.exceptions.UtilityWarning` with the rows and the epsilon needed
+    (public numbers only; see the user guide's DP-LSSGD page).
+
     **random_state.** None draws the noise from the operating system's entropy; an int
     gives reproducible, and therefore not private, results.
 

@@ -10,6 +10,7 @@ as the nets do. The public classes are in :mod:`._dplssgd`.
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._dpsgd._numpy_loop import residual_function, run_dplssgd, squared_row_norms
@@ -21,10 +22,60 @@ from .._dpsgd._plan import (
 )
 from .._dpsgd._private_scaling import private_row_statistics
 from .._dpsgd._runs import DPSGDFitMixin
+from .._forecast import value_needed, warn_forecast
 from ..base import DPEstimatorMixin
 from ..mechanisms import gaussian_noise
 
 __all__ = []
+
+
+# The forecast's threshold on rows x epsilon per coefficient, n epsilon / (d K) with d the
+# number of features and K the outputs (1 for two classes, the number of classes
+# otherwise). Measured with DPLSSGDClassifier defaults on subsets of the standardised
+# breast cancer (d=30, K=1) and digits (d=64, K=10) tables, 2 to 3 seeds: below 0.2 the
+# accuracy was at or below the majority class's (breast cancer, n=50 at epsilon 0.1 and
+# n=100 at 0.05: 0.59 and 0.60 against 0.63) or near it (digits, 0.078: 0.15 against
+# 0.10; 0.16: 0.24, against 0.97 without privacy); at 0.31 to 0.42 it was 8 to 10 points above it on breast cancer and
+# 0.47 on digits, and from 0.6 clearly useful (breast cancer 0.84 to 0.91, digits 0.70 to
+# 0.89). The product, not n or epsilon alone, decided it (digits: 400 rows at 0.5 and 800
+# at 0.25 both gave 0.469). Every table of benchmarks/results/dplssgd_utility.md is above
+# 0.7. The grid: benchmarks/dplssgd_forecast.py (results/dplssgd_forecast.md).
+_FORECAST_ROWS_EPSILON = 0.2
+
+
+def _forecast_rows_epsilon(estimator, n_plan, n_features, n_outputs):
+    """Warn when rows x epsilon is too small for the dimension (:mod:`skprivate._forecast`).
+
+    Reads the count planned on, the number of features, the released classes and
+    ``epsilon``: post-processing, no privacy cost. No forecast without an ``epsilon`` or
+    with an explicit ``noise_multiplier`` (the user chose the noise; ``epsilon`` is then
+    not a target).
+    """
+    if estimator.epsilon is None or estimator.noise_multiplier is not None:
+        return
+    epsilon = float(estimator.epsilon)
+    size = float(n_features * n_outputs)
+
+    def ratio(n, eps=epsilon):
+        return n * eps / size
+
+    if ratio(n_plan) >= _FORECAST_ROWS_EPSILON:
+        return
+    classes = "two classes" if n_outputs == 1 else f"{n_outputs} classes"
+    warn_forecast(
+        estimator,
+        f"{n_plan:,} rows (the count planned on) x epsilon={epsilon:g} is "
+        f"{ratio(n_plan):.3g} per coefficient for {n_features} features and {classes}, "
+        f"below {_FORECAST_ROWS_EPSILON:g}",
+        "accuracy at or near the majority class's",
+        "use fewer features (declared categories, merged or dropped columns), or a "
+        "constant predictor (sklearn.dummy.DummyClassifier), which does as well there",
+        epsilon=epsilon,
+        rows_needed=value_needed(ratio, _FORECAST_ROWS_EPSILON, n_plan, integer=True),
+        epsilon_needed=value_needed(
+            lambda e: ratio(n_plan, e), _FORECAST_ROWS_EPSILON, epsilon
+        ),
+    )
 
 
 class _BaseDPLSSGD(DPSGDFitMixin, DPEstimatorMixin):
@@ -89,6 +140,8 @@ class _BaseDPLSSGD(DPSGDFitMixin, DPEstimatorMixin):
         plan, call_spend = self._count_plan(count)  # cached calibration
         self._reserve_rest(count, plan)
         public_n = count.n_plan
+        if isinstance(self, ClassifierMixin):  # calibrated on classifiers only
+            _forecast_rows_epsilon(self, public_n, X.shape[1], n_outputs)
         learning_rate, clip, average = self._resolved(plan, public_n)
         offset, row_scale = None, 1.0
         if plan.stats_noise_multipliers:

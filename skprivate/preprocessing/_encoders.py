@@ -8,6 +8,8 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._dpsgd._plan import PUBLIC_N_SAMPLES
+from .._forecast import value_needed, warn_forecast
 from ..utils._docstrings import Substitution
 from ._common import _PARAM_DOCS, _PrivateTransformer, check_transform_input
 
@@ -36,6 +38,13 @@ def histogram_threshold(scale, delta_per_feature):
     t = float(discrete_laplace_rational_scale(scale))  # the scale the sampler uses (>= scale)
     p = math.exp(-1.0 / t)
     return 1 + max(math.ceil(t * math.log(1.0 / (delta_per_feature * (1.0 + p)))), 0), t
+
+
+# The way out the encoder's forecast names: declared categories cost nothing.
+_DECLARE_CATEGORIES = (
+    "declare the categories (categories=[[...], ...] from a codebook: no privacy cost), "
+    "or give the encoder a larger share of epsilon, or encode fewer columns privately"
+)
 
 
 @Substitution(**_PARAM_DOCS)
@@ -97,6 +106,10 @@ class OneHotEncoder(_PrivateTransformer):
     there, and is kept only if its noisy count reaches ``threshold_``, which happens with
     probability at most ``delta / d`` per feature, ``delta`` in all. Only the set of kept
     values is released, never the counts (the report's ``delta >= 1/n`` check reads the
+
+    A feature that keeps no category is announced by a
+    :class:`~skprivate.exceptions.UtilityWarning` (read from the released categories; before
+    any value is read when the number of rows is public and below ``threshold_``).
     largest sum of one feature's kept noisy counts: post-processing of that release).
 
     Examples
@@ -187,6 +200,7 @@ class OneHotEncoder(_PrivateTransformer):
         from ..mechanisms import discrete_laplace_noise
 
         threshold, scale = histogram_threshold(d / self.epsilon, self.delta / d)
+        forecast_warned = self._forecast_keeps_nothing(threshold, d)
         missing = _missing(X)
         self.categories_ = []
         released_n = 0  # the most rows any feature's kept noisy counts add up to
@@ -205,12 +219,33 @@ class OneHotEncoder(_PrivateTransformer):
             self.categories_.append(np.asarray(uniq[kept], dtype=object))
             released_n = max(released_n, int(noisy[kept].sum()))
         self.threshold_ = int(threshold)
+        empty = [j for j, cats in enumerate(self.categories_) if not len(cats)]
+        if empty and not forecast_warned:
+            # From the released categories only (post-processing): never a silent loss.
+            names = getattr(self, "feature_names_in_", None)
+            which = ", ".join(
+                str(names[j]) if names is not None else f"x{j}" for j in empty[:5]
+            ) + (", ..." if len(empty) > 5 else "")
+            warn_forecast(
+                self,
+                f"kept no category in {len(empty)} of {d} features ({which}): at "
+                f"epsilon={self.epsilon:g} over {d} features a value needs a noisy count "
+                f"of at least threshold_={int(threshold):,} rows to be kept, so the model "
+                "after it sees none of these columns",
+                None,
+                _DECLARE_CATEGORIES,
+                epsilon=self.epsilon, rows_needed=int(threshold),
+                source="read from the released categories only, at no privacy cost",
+            )
         self._finish_private_fit(
             plan,
             {
                 "mechanism": "thresholded discrete Laplace histogram per feature",
                 "noise_scale": scale,
                 "threshold": int(threshold),
+                # From the released categories (post-processing): the report says what the
+                # model after the encoder can see.
+                "features with no category kept": len(empty),
                 "reference": "Korolova et al. 2009; Vadhan 2017, Prop. 3.5; "
                              "Canonne, Kamath and Steinke 2020",
             },
@@ -218,6 +253,37 @@ class OneHotEncoder(_PrivateTransformer):
             released_n,
         )
         return self
+
+    def _forecast_keeps_nothing(self, threshold, n_features):
+        """Warn before any value is read when no value can reach ``threshold``.
+
+        Only where the number of rows is public (set by a private search that planned on
+        it): a table of ``n`` rows has no value held by more than ``n`` rows, so with ``n``
+        below the threshold every feature is kept empty with probability at least 1/2
+        (the discrete Laplace noise is symmetric). The epsilon named is the one whose
+        threshold a value held by half the rows reaches.
+        """
+        n_rows = getattr(self, PUBLIC_N_SAMPLES, None)
+        if n_rows is None or int(n_rows) >= threshold:
+            return False
+        n_rows = int(n_rows)
+        d, delta = n_features, self.delta
+
+        def margin(epsilon):  # rows of the half-table value above the threshold
+            return n_rows / 2 - histogram_threshold(d / epsilon, delta / d)[0]
+
+        warn_forecast(
+            self,
+            f"at epsilon={self.epsilon:g} over {d} features a value needs a noisy count of "
+            f"at least {int(threshold):,} rows to be kept, more than the {n_rows:,} rows "
+            "of the table, so no category will be kept and the model after it will see "
+            "none of these columns",
+            None,
+            _DECLARE_CATEGORIES,
+            epsilon=self.epsilon, rows_needed=int(threshold),
+            epsilon_needed=value_needed(margin, 0.0, float(self.epsilon)),
+        )
+        return True
 
     def transform(self, X):
         """One-hot encode ``X``; values not in ``categories_`` give all zeros.
