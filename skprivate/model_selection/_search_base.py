@@ -113,9 +113,7 @@ class _BasePrivateSearch(
         "mean_candidates": [Interval(Real, 1, None, closed="left")],
         "scoring": [str, callable, None],
         "score_range": [tuple, list, Real, None],
-        # A float is the one form the privacy argument covers; an int or a splitter gets
-        # an error that says why (_renamed_params).
-        "cv": [Interval(Real, 0, 1, closed="neither"), Integral, HasMethods(["split"])],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "score_epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "n_samples_public": ["boolean"],
         "n_jobs": [Integral, None],
@@ -126,7 +124,13 @@ class _BasePrivateSearch(
             Interval(Real, -1, None, closed="neither"),
             deprecated_option(),
         ],
-        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), deprecated_option()],
+        # The old name of validation_fraction. A float is the one form the privacy
+        # argument covers; an int or a splitter (scikit-learn's folds) gets an error that
+        # says why (_renamed_params).
+        "cv": [
+            Interval(Real, 0, 1, closed="neither"), Integral, HasMethods(["split"]),
+            deprecated_option(),
+        ],
     }
 
     # --- parameters --------------------------------------------------------------------
@@ -142,18 +146,22 @@ class _BasePrivateSearch(
             new="n_candidates_distribution", old="n_candidates", default="poisson",
             owner=name, warn=warn,
         )
+        if isinstance(self.cv, Integral) or (
+            not isinstance(self.cv, str) and hasattr(self.cv, "split")
+        ):
+            # scikit-learn's cv (folds or a splitter), refused whatever else is passed
+            raise ValueError(
+                f"{name}: cv={self.cv!r}, but the private search validates on one random "
+                "split, given as the fraction of rows held out: validation_fraction=0.2 "
+                "holds out each row with probability 0.2. Folds (an int) or a splitter "
+                "would train every candidate several times on overlapping rows, which the "
+                "search's privacy argument does not cover. Remove cv= and pass "
+                "validation_fraction=, a float in (0, 1)."
+            )
         fraction = renamed_value(
-            self.cv, self.validation_fraction, new="cv", old="validation_fraction",
+            self.validation_fraction, self.cv, new="validation_fraction", old="cv",
             default=0.2, owner=name, warn=warn,
         )
-        if isinstance(fraction, Integral) or hasattr(fraction, "split"):
-            raise ValueError(
-                f"{name}: cv={fraction!r}, but the private search validates on one random "
-                "split, given as the fraction of rows held out: cv=0.2 holds out each row "
-                "with probability 0.2. Folds (an int) or a splitter would train every "
-                "candidate several times on overlapping rows, which the search's privacy "
-                "argument does not cover. Pass a float in (0, 1)."
-            )
         return distribution, float(fraction)
 
     def _distribution(self):
@@ -363,8 +371,8 @@ class _BasePrivateSearch(
             # Probability cv ** n_samples: negligible beside delta for any data set a
             # search is meant for.
             raise ValueError(
-                f"{name}: the random split with cv={p!r} left no training row. Use more "
-                "rows or a smaller cv."
+                f"{name}: the random split with validation_fraction={p!r} left no "
+                "training row. Use more rows or a smaller validation_fraction."
             )
         n_runs = ta.sample_n_runs(rng, self._distribution(), self.mean_candidates)
         if n_runs == 0:
