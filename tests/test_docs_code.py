@@ -20,7 +20,7 @@ def test_getting_started_runs(tmp_path, monkeypatch, capsys):
     pytest.importorskip("pandas")
     monkeypatch.chdir(tmp_path)
     blocks = _python_blocks("getting_started.rst")
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     namespace = {}
     for block in blocks:
         exec(compile(block, "getting_started.rst", "exec"), namespace)
@@ -28,3 +28,7 @@ def test_getting_started_runs(tmp_path, monkeypatch, capsys):
     assert namespace["model"].score(namespace["X_test"], namespace["y_test"]) > 0.78
     assert namespace["display"].scores.shape == (4, 2)
     assert namespace["budget"].total()[0] < 20.0
+    # every search is shown with its total: scikit-learn's five fits, the private one's budget
+    assert namespace["private_search"].epsilon_ <= 1.0
+    out = capsys.readouterr().out
+    assert out.count("PrivacyCost(") >= 3

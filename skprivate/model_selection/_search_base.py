@@ -23,6 +23,7 @@ from sklearn.utils.validation import indexable
 
 from .._caveats import score_vouched
 from .._dpsgd._plan import PUBLIC_N_SAMPLES
+from .._repeated_fits import IN_PRIVATE_SEARCH
 from .._row_count import count_report, release_row_count
 from ..base import DPEstimatorMixin, _n_rows
 from ..mechanisms import check_rng
@@ -436,6 +437,8 @@ class _BasePrivateSearch(
             # number, not by the realised size of its training part.
             setattr(step, PUBLIC_N_SAMPLES, plan.n_train_public)
         resolve_relative(step, plan.n_train_public)  # as it was planned (_calibration)
+        for _, dp in run_dp_steps(est):  # their spends are inside the search's epsilon_
+            setattr(dp, IN_PRIVATE_SEARCH, True)
         # A run's progress output would count the runs, which must stay secret.
         loud = {k: False for k, v in est.get_params().items()
                 if k.split("__")[-1] == "verbose" and v}
