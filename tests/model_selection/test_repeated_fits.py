@@ -92,3 +92,14 @@ def test_fingerprints_match_equal_rows_only():
     assert np.array_equal(prints[:, None] == prints[None, :], same)
     assert np.array_equal(_repeated_fits.row_fingerprints(X[50:]), prints[50:])
     assert _repeated_fits.row_fingerprints([[1.0, 2.0]]) is None  # lists are not read
+
+
+def test_large_tables_keep_a_content_chosen_eighth_that_folds_share():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, size=(_repeated_fits._SAMPLE_FROM * 2, 6))
+    kept = _repeated_fits.row_fingerprints(X)
+    assert len(X) / 12 < len(kept) < len(X) / 5
+    # two overlapping folds (copies, as cross-validation makes them) share kept rows
+    first = _repeated_fits.row_fingerprints(X[rng.permutation(6000)])
+    second = _repeated_fits.row_fingerprints(X[3000:].copy())
+    assert np.isin(first, second).any() and np.isin(first, kept).all()
