@@ -132,9 +132,7 @@ def row_fingerprints(X):
     every fit, so overlapping row sets keep overlapping.
     """
     if hasattr(X, "iloc") and hasattr(X, "columns"):  # a pandas DataFrame
-        from pandas.util import hash_pandas_object
-
-        return np.asarray(hash_pandas_object(X, index=False), dtype=np.uint64)
+        return _hash_frame(X)
     if type(X) is not np.ndarray or X.ndim != 2 or X.shape[0] == 0:
         return None
     if X.dtype.kind in "biuf":
@@ -150,9 +148,18 @@ def row_fingerprints(X):
         import pandas as pd
     except ImportError:  # an object array without pandas: not fingerprinted
         return None
+    return _hash_frame(pd.DataFrame(X))
+
+
+def _hash_frame(frame):
     from pandas.util import hash_pandas_object
 
-    return np.asarray(hash_pandas_object(pd.DataFrame(X), index=False), dtype=np.uint64)
+    try:
+        return np.asarray(hash_pandas_object(frame, index=False), dtype=np.uint64)
+    except (TypeError, ValueError):
+        # values pandas cannot hash (dicts, lists): not fingerprinted; the fit's own
+        # validation says what is wrong with them
+        return None
 
 
 def note_fit(estimator, X, epsilon, stacklevel=2):

@@ -103,3 +103,8 @@ def test_large_tables_keep_a_content_chosen_eighth_that_folds_share():
     first = _repeated_fits.row_fingerprints(X[rng.permutation(6000)])
     second = _repeated_fits.row_fingerprints(X[3000:].copy())
     assert np.isin(first, second).any() and np.isin(first, kept).all()
+
+
+def test_values_that_cannot_be_hashed_leave_the_fit_its_own_error():
+    X = np.array([[{"a": 1}, 2.0], [{"b": 2}, 3.0]], dtype=object)
+    assert _repeated_fits.row_fingerprints(X) is None
