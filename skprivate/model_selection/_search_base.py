@@ -495,6 +495,8 @@ class _BasePrivateSearch(
         # operating-system entropy.
         for step in dp_objects(self.best_estimator_):  # every step's noise, and templates
             step.set_params(random_state=None)
+            # a refit of the released model is the user's own fit, outside the search
+            step.__dict__.pop(IN_PRIVATE_SEARCH, None)
         self.best_params_ = dict(plan.support[plan.picks[best]])
         # The noisy sum shown as a mean over the expected (public) number of validation rows;
         # dividing by the realised number would publish it.

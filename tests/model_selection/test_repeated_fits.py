@@ -77,11 +77,15 @@ def test_silent_where_the_spend_is_totalled_or_the_rows_differ(cancer):
     _repeated_fits.clear()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
-        _, found = _repeated(lambda: PrivateGridSearchCV(
+        search, found = _repeated(lambda: PrivateGridSearchCV(
             _model(), {"alpha": [0.0, 1e-3]}, epsilon=1.0,
             n_candidates_distribution="geometric", mean_candidates=4, random_state=0,
         ).fit(X, y))
     assert found == []
+    # the released model refitted twice is the user's own fit again
+    released = search.best_estimator_
+    _, found = _repeated(lambda: (released.fit(X, y), released.fit(X, y)))
+    assert len(found) == 1
 
 
 def test_fingerprints_match_equal_rows_only():
