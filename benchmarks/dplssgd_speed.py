@@ -161,7 +161,7 @@ def _ratio_note(ratio):
 
 
 def print_ratios(ratios):
-    print("\nratios (issue 4 targets)")
+    print("\nratios (targets)")
     for name, ratio in ratios.items():
         print(f"  {name:<30}{_ratio_text(name, ratio['value']):>8}   {_ratio_note(ratio)}")
 
@@ -179,7 +179,7 @@ def _markdown(data, cold, best, ratios):
     ]
     lines += markdown_table(["method", "s / epoch"],
                             [[name, f"{seconds:.4f}"] for name, seconds in best.items()])
-    lines += ["", "Ratios (issue 4 targets):", ""]
+    lines += ["", "Ratios (targets):", ""]
     lines += markdown_table(
         ["ratio", "value", "target"],
         [[name, _ratio_text(name, r["value"]), r["target"] or "none: a share of an epoch"]

@@ -273,7 +273,7 @@ def _markdown(settings, datasets, checks):
     lines += markdown_table(header, rows)
     lines += ["", "Majority class on the test rows: " + ", ".join(
         f"{name} {100 * rec['majority_class']:.1f}" for name, rec in datasets.items()) + "."]
-    lines += ["", "## Targets (issue 16)", ""]
+    lines += ["", "## Targets", ""]
     lines += markdown_table(
         ["data", "epsilon", "check", "value", "need", "met"],
         [[c["dataset"], f"{c['epsilon']:g}", c["check"], f"{c['value']:+.3g}" if

@@ -280,7 +280,7 @@ def main():
         "deep: GEMS+FT - Public only >= 0.04": ft - dp["Public only"][0],
         "deep: hidden units < 100": widths[default_epsilon],
     }
-    md += ["**Issue #5 targets (MLP-feature shallow table, deep at the default epsilon)**", "",
+    md += ["**Targets (MLP-feature shallow table, deep at the default epsilon)**", "",
            "| target | measured |", "|---|---|"]
     md += [f"| {k} | {v:+.3f} |" if "hidden" not in k else f"| {k} | {v:.1f} |"
            for k, v in targets.items()]

@@ -46,7 +46,7 @@ OPTIONS = STUDENT_OPTIONS  # at epsilon 2
 OLD_DEFAULTS = dict(n_teachers=250, aggregator="lnmax", noise_scale=20.0, n_queries=500,
                     epsilon=None, soft_labels=False)
 OLD_DEFAULTS_NOTE = (
-    "The defaults before issue 17 (250 teachers, LNMax b = 20, 500 queries, no budget) were "
+    "The earlier defaults (250 teachers, LNMax b = 20, 500 queries, no budget) were "
     "left out of this run (--skip-old-defaults: 250 teachers per fit). Measured in the run "
     "before (3 seeds): breast cancer failed on every seed; digits 0.607 at epsilon_ 10.05; "
     "adult_1000 0.759 at 12.30 (one seed of three failed); adult_3000 0.761 at 12.30.")

@@ -109,7 +109,7 @@ def dplssgd_utility(data):
     worst = min((c for c in checks if "Opacus" in c["check"]), key=lambda c: c["value"],
                 default=None)
     rows.append((
-        f"issue 16 targets (defaults within 1 point of Opacus on digits and breast cancer, "
+        f"targets (defaults within 1 point of Opacus on digits and breast cancer, "
         f"both scalings; Adult), epsilon {', '.join(f'{e:g}' for e in epsilons)}",
         f"{met} of {len(checks)} met",
         "Opacus's learning rate chosen on a validation carve-out (unaccounted, so favoured)",

@@ -22,11 +22,13 @@ import sys
 import warnings
 from numbers import Integral, Real
 
+import joblib
 import numpy as np
 import sklearn
 from sklearn.utils._param_validation import Interval
 
 from . import _caveats
+from ._repeated_fits import note_fit
 from .accounting._budget import BudgetAccountant, PrivacySpend
 from .accounting._public import public_inputs
 from .exceptions import PrivacyLeakWarning
@@ -101,7 +103,8 @@ _SCOPE = (
 )
 
 _LIBRARY_DIRS = tuple(
-    os.path.dirname(module.__file__) + os.sep for module in (sys.modules["skprivate"], sklearn)
+    os.path.dirname(module.__file__) + os.sep
+    for module in (sys.modules["skprivate"], sklearn, joblib)  # joblib runs sklearn's fits
 )
 
 
@@ -261,7 +264,11 @@ class DPEstimatorMixin:
         n_samples = _n_rows(X)
         if n_samples is None or n_samples < 1:
             return None
-        return self._reserve_plan(n_samples)
+        plan = self._reserve_plan(n_samples)
+        # Clones refitted on overlapping rows without an accountant (scikit-learn's searches,
+        # cross_validate): each epsilon_ is one fit's, the rows' loss their composition.
+        note_fit(self, X, plan.epsilon, stacklevel=_user_stacklevel())
+        return plan
 
     def _reserve_plan(self, n_samples):
         """Plan a fit on ``n_samples`` rows and reserve it in the accountant, if any."""

@@ -12,6 +12,7 @@ __all__ = [
     "NoIntersectionError",
     "PrivacyLeakWarning",
     "PrivacyTestFailed",
+    "RepeatedFitWarning",
     "UpstreamAPIError",
     "UtilityWarning",
 ]
@@ -127,6 +128,30 @@ class UtilityWarning(UserWarning):
     True
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore", UtilityWarning)  # silence it in a batch job
+    """
+
+
+class RepeatedFitWarning(UserWarning):
+    """The same estimator was fitted again on rows it had read, with no accountant.
+
+    Each fit's ``epsilon_`` is the spend of that fit alone; the rows' privacy loss is the
+    composition of every fit that read them. scikit-learn's ``GridSearchCV``,
+    ``cross_validate`` and a plain refit clone the estimator and fit every clone on
+    overlapping rows, so nothing in any one fitted model shows the total. Emitted once per
+    data set and estimator configuration, from the second fit, when no
+    :class:`~skprivate.accounting.BudgetAccountant` was given; the message gives the
+    fits' summed epsilon and the fix (an accountant,
+    :func:`~skprivate.accounting.total_privacy_cost`, or a private search). Nothing is
+    released by this check: the rows' fingerprints stay in the process's memory.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from skprivate.exceptions import RepeatedFitWarning
+    >>> issubclass(RepeatedFitWarning, UserWarning)
+    True
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", RepeatedFitWarning)  # refuse untotalled refits
     """
 
 

@@ -59,3 +59,13 @@ def local_cluster():
     yield client
     client.close()
     cluster.close()
+
+
+@pytest.fixture(autouse=True)
+def _forget_repeated_fits():
+    """Each test starts with no fit remembered: a RepeatedFitWarning is about one
+    analysis's fits, and tests reuse the same data sets."""
+    from skprivate._repeated_fits import clear
+
+    clear()
+    yield

@@ -62,7 +62,7 @@ def _private_search(name):
 
     return getattr(model_selection, name)(
         DPLSSGDClassifier(), {"learning_rate": ["auto", 0.03]}, n_candidates_distribution="geometric",
-        mean_candidates=2, cv=0.5,
+        mean_candidates=2, validation_fraction=0.5,
     )
 
 

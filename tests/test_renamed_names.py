@@ -119,17 +119,23 @@ def test_search_n_candidates_is_now_n_candidates_distribution(cls, cancer):
 
 
 @pytest.mark.parametrize("cls", [PrivateGridSearchCV, PrivateRandomSearchCV])
-def test_search_validation_fraction_is_now_cv(cls, cancer):
+def test_search_cv_is_now_validation_fraction(cls, cancer):
+    # scikit-learn's cv is a number of folds or a splitter; its name for a held-out
+    # fraction is validation_fraction
     X, y = cancer
     # the exact number of rows declared public, so that the sizes below are exact
     geometric = {"n_candidates_distribution": "geometric", "n_samples_public": True}
-    new = _no_future_warning(lambda: _search(cls, cv=0.5, **geometric).fit(X, y))
-    with pytest.warns(FutureWarning, match="validation_fraction= was renamed cv="):
-        old = _search(cls, validation_fraction=0.5, **geometric).fit(X, y)
+    new = _no_future_warning(
+        lambda: _search(cls, validation_fraction=0.5, **geometric).fit(X, y)
+    )
+    with pytest.warns(FutureWarning, match="cv= was renamed validation_fraction="):
+        old = _search(cls, cv=0.5, **geometric).fit(X, y)
     assert old.best_score_noisy_ == new.best_score_noisy_
     assert old.privacy_report_["expected_validation_rows"] == pytest.approx(0.5 * len(y))
     default = _search(cls, **geometric).fit(X, y)
     assert default.privacy_report_["expected_validation_rows"] == pytest.approx(0.2 * len(y))
+    with pytest.raises(TypeError, match="Pass validation_fraction= only"):
+        _search(cls, validation_fraction=0.3, cv=0.5).fit(X, y)
 
 
 @pytest.mark.parametrize("cv", [5, pytest.param("splitter", id="splitter")])
@@ -138,5 +144,5 @@ def test_search_cv_refuses_folds_with_the_reason(cv, cancer):
 
     X, y = cancer
     value = ShuffleSplit(n_splits=1) if cv == "splitter" else cv
-    with pytest.raises(ValueError, match="one random split"):
+    with pytest.raises(ValueError, match="one random split.*pass validation_fraction="):
         _search(PrivateGridSearchCV, cv=value).fit(X, y)

@@ -88,7 +88,7 @@ no threshold has to be guessed), at the price of ``delta1 + delta2`` instead of
 tests. A failed test releases only ``lambda_noisy``, whose density ratio is at most ``e^eps1``
 everywhere: the accountant is charged ``(eps1, delta1)`` for it.
 
-**Term-by-term audit of the released noise (issue 19).** ``s = sigma(Delta(l), eps2,
+**Term-by-term audit of the released noise.** ``s = sigma(Delta(l), eps2,
 delta2)`` with ``Delta(l) = [B_a (Y + B_a R) + c u R] / (c u l + alpha)``. Each factor
 against what the proof allows:
 

@@ -22,19 +22,70 @@ __all__ = []
 
 
 def plan_curve(spend, name):
-    """RDP curve of a planned spend: its event, or pure DP; approximate DP is refused."""
+    """RDP curve of a planned spend: its event, or pure DP; approximate DP is refused.
+
+    ``name`` says whose plan it is in the error (the search checks every step first, with
+    :func:`check_has_curve`, so that its error names the step and its fix).
+    """
     if spend.event is not None:
         return ta.event_rdp(spend.event)
     if spend.delta == 0:
         return ta.pure_dp_rdp(spend.epsilon)
     raise TypeError(
         f"{name}'s privacy plan states only (epsilon={spend.epsilon:.4g}, "
-        f"delta={spend.delta:.3g}), without a Renyi-DP curve (a dp_accounting event). The "
-        "tuning theorems this search uses (Papernot and Steinke 2022, Theorems 2 and 6) need "
-        "the Renyi-DP curve of one run; the approximate-DP route (Liu and Talwar 2019) is "
-        "not implemented, because its bound is far weaker and its constants could not be "
-        "checked here. Tune an estimator whose plan has an event (DP-LSSGD linear models "
-        "and nets), or spend part of your budget on a fixed choice of hyperparameters."
+        f"delta={spend.delta:.3g}), without a Renyi-DP curve (a dp_accounting event). "
+        + _WHY_CURVE
+    )
+
+
+# Why a run's plan needs a curve: said once, in every refusal.
+_WHY_CURVE = (
+    "The tuning theorems this search uses (Papernot and Steinke 2022, Theorems 2 and 6) "
+    "need the Renyi-DP curve of one run, the sum of its steps' curves; the approximate-DP "
+    "route (Liu and Talwar 2019) is not implemented, because its bound is far weaker and "
+    "its constants could not be checked here."
+)
+
+
+def check_has_curve(search_name, path, step, spend, is_model):
+    """Refuse, naming the step and its fix, a DP step of a run whose plan has no RDP curve.
+
+    A run's Renyi-DP curve is the sum of its steps' curves (:func:`run_curve`), so any step
+    whose plan states only ``(epsilon, delta)`` makes the run untunable, whichever step it
+    is: the error names that step, not the model at the end of the pipeline. Read from the
+    plans alone, before any data is read.
+    """
+    if spend.event is not None or spend.delta == 0:
+        return
+    kind = type(step).__name__
+    stated = (
+        f"states only (epsilon={spend.epsilon:.4g}, delta={spend.delta:.3g}), without a "
+        "Renyi-DP curve (a dp_accounting event). "
+    )
+    if is_model:
+        raise TypeError(
+            f"{search_name}: the estimator {kind}'s privacy plan {stated}{_WHY_CURVE} Tune "
+            "an estimator whose plan has a curve (skprivate's DP-SGD estimators: the "
+            "DP-LSSGD linear models and the nets) or is pure DP, or spend part of your "
+            f"budget on one fit of {kind} with hyperparameters fixed in advance."
+        )
+    if "categories" in step.get_params(deep=False):
+        fix = (
+            f"Declare the categories, {kind}(categories=[[...], ...]) (public knowledge: "
+            "it costs nothing and has no such plan), or fit the encoder once outside the "
+            "search with its own share of the budget and pass its fitted categories_ as "
+            "categories= to the step the search tunes (basic composition adds the two)."
+        )
+    else:
+        fix = (
+            "Give the step public parameters (then it costs nothing), or fit it once "
+            "outside the search with its own share of the budget (basic composition adds "
+            "the two)."
+        )
+    raise TypeError(
+        f"{search_name}: the step '{path}' ({kind}) is fitted in every run, and its "
+        f"privacy plan {stated}{_WHY_CURVE} The model at the end of the pipeline is not "
+        f"the cause. {fix}"
     )
 
 
@@ -63,10 +114,13 @@ def candidate_spends(search, support, eps_run, n_train, n_preprocessing=None):
         steps = split_run_budget(candidate, eps_run, search.delta)
         resolve_relative(steps[-1][1], n_train)
         n_pre = n_train if n_preprocessing is None else n_preprocessing
-        spends.append(tuple(
-            (path, step._privacy_plan(n_train if k == len(steps) - 1 else n_pre))
-            for k, (path, step) in enumerate(steps)
-        ))
+        run = []
+        for k, (path, step) in enumerate(steps):
+            is_model = k == len(steps) - 1
+            spend = step._privacy_plan(n_train if is_model else n_pre)
+            check_has_curve(type(search).__name__, path, step, spend, is_model)
+            run.append((path, spend))
+        spends.append(tuple(run))
     return spends
 
 

@@ -53,16 +53,18 @@ _COMMON_PARAMS = """
         end, and a term that is not a number as ``low``: a narrower range means less noise
         and more rows at its ends. Required unless the score is accuracy; for a callable
         scorer nothing is clipped and you vouch for the bound.
-    cv : float, default=0.2
+    validation_fraction : float, default=0.2
         The validation split: the probability with which each row is held out for
-        validation (rows are assigned independently, so one row is in exactly one part).
-        Unlike scikit-learn's searches, one split only: folds (an int) or a splitter are
-        refused with an error, since training each candidate on several overlapping folds
-        is outside the privacy argument. The sizes of the two parts are random and
-        private: runs are planned on the expected training size
-        ``round((1 - cv) * count)`` and scores shown per expected validation row,
-        ``cv * count``, where ``count`` is the noisy count of the rows (the number of rows
-        itself with ``n_samples_public=True``).
+        validation (rows are assigned independently, so one row is in exactly one part);
+        scikit-learn's name for a held-out fraction (``SGDClassifier``,
+        ``HistGradientBoostingClassifier``). Unlike scikit-learn's searches, one split
+        only: folds or a splitter (scikit-learn's ``cv``) are refused with an error, since
+        training each candidate on several overlapping folds is outside the privacy
+        argument. The sizes of the two parts are random and private: runs are planned on
+        the expected training size ``round((1 - validation_fraction) * count)`` and scores
+        shown per expected validation row, ``validation_fraction * count``, where
+        ``count`` is the noisy count of the rows (the number of rows itself with
+        ``n_samples_public=True``).
     score_epsilon : float, default=None
         Epsilon (at ``delta``) of the Gaussian noise on each run's validation score. ``None``:
         the same per-run epsilon as training, which costs almost nothing extra because a row
@@ -70,7 +72,8 @@ _COMMON_PARAMS = """
     %(n_samples_public)s
 
         In a search, the one count serves every run: the planned training size
-        ``round((1 - cv) * count)`` and the expected validation size ``cv * count`` are
+        ``round((1 - validation_fraction) * count)`` and the expected validation size
+        ``validation_fraction * count`` are
         read from it, and the runs and their selection share what it leaves of
         ``epsilon``.
     accountant : BudgetAccountant, default=None
@@ -94,11 +97,14 @@ _COMMON_PARAMS = """
         .. deprecated:: 0.1
            Renamed ``n_candidates_distribution`` (a count in scikit-learn); it warns and
            will be removed in 0.2.
-    validation_fraction : float, default="deprecated"
-        The old name of ``cv``.
+    cv : float, default="deprecated"
+        The old name of ``validation_fraction``. An int or a splitter (scikit-learn's
+        folds) is refused with the reason.
 
         .. deprecated:: 0.1
-           Renamed ``cv``; it warns and will be removed in 0.2.
+           Renamed ``validation_fraction`` (scikit-learn's name for a held-out fraction;
+           its ``cv`` is a number of folds or a splitter); it warns and will be removed in
+           0.2.
 """
 
 _COMMON_ATTRIBUTES = """
@@ -112,7 +118,7 @@ _COMMON_ATTRIBUTES = """
     best_score_noisy_ : float
         The released statistic itself, unclipped: the noisy sum of the run's validation
         terms (less the range's midpoint), divided by the expected number of validation
-        rows ``cv * count`` and added back to the midpoint. It can lie
+        rows ``validation_fraction * count`` and added back to the midpoint. It can lie
         outside the score's range (noise, and the realised number of validation rows, which
         is private and so not used, differs from the expected one); the best of several
         noisy scores also tends to be above the model's true score.
@@ -152,8 +158,8 @@ _NOTES = """
     Guarantee: the whole search, including the choice of the best run, is
     ``(epsilon_, delta_)``-DP for add/remove-one-row neighbouring datasets (one row of ``X``;
     one person only if each person has one row). Rows are assigned independently to a
-    training part (fraction ``1 - cv``) and a validation part. One run draws
-    hyperparameters uniformly at random (independently of the data), trains the estimator
+    training part (fraction ``1 - validation_fraction``) and a validation part. One run
+    draws hyperparameters uniformly at random (independently of the data), trains the estimator
     with per-run epsilon ``per_run_epsilon_`` on the training part and releases the sum of
     its validation terms (less the midpoint of their range) with Gaussian noise. A row is in
     one part only, so a run's Renyi-DP curve is, order by order, the larger of the training
@@ -163,8 +169,8 @@ _NOTES = """
     one of them), so nothing in a run is scaled by them: the score's noise is fixed before
     the split (the sum's sensitivity, half the range's width, does not depend on the number
     of rows), and a DP-SGD run plans its sampling rate, its steps and its noise, and divides
-    its noisy gradient sums, by the expected training size ``round((1 - cv) * count)``; it
-    samples each row of its training part with that rate, so its spend is exactly the
+    its noisy gradient sums, by the expected training size
+    ``round((1 - validation_fraction) * count)``; it samples each row of its training part with that rate, so its spend is exactly the
     planned one.
 
     The number of rows differs between neighbours too, so it is not read either: by default
@@ -316,7 +322,7 @@ class PrivateRandomSearchCV(_BasePrivateSearch):
         mean_candidates=10,
         scoring=None,
         score_range=None,
-        cv=0.2,
+        validation_fraction=0.2,
         score_epsilon=None,
         n_samples_public=False,
         accountant=None,
@@ -324,7 +330,7 @@ class PrivateRandomSearchCV(_BasePrivateSearch):
         random_state=None,
         verbose=0,
         n_candidates=DEPRECATED,
-        validation_fraction=DEPRECATED,
+        cv=DEPRECATED,
     ):
         self.estimator = estimator
         self.param_distributions = param_distributions
@@ -334,7 +340,7 @@ class PrivateRandomSearchCV(_BasePrivateSearch):
         self.mean_candidates = mean_candidates
         self.scoring = scoring
         self.score_range = score_range
-        self.cv = cv
+        self.validation_fraction = validation_fraction
         self.score_epsilon = score_epsilon
         self.n_samples_public = n_samples_public
         self.accountant = accountant
@@ -342,7 +348,7 @@ class PrivateRandomSearchCV(_BasePrivateSearch):
         self.random_state = random_state
         self.verbose = verbose
         self.n_candidates = n_candidates
-        self.validation_fraction = validation_fraction
+        self.cv = cv
 
     def _support(self):
         return random_support(type(self).__name__, self.param_distributions)
@@ -427,7 +433,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         mean_candidates=10,
         scoring=None,
         score_range=None,
-        cv=0.2,
+        validation_fraction=0.2,
         score_epsilon=None,
         n_samples_public=False,
         accountant=None,
@@ -435,7 +441,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         random_state=None,
         verbose=0,
         n_candidates=DEPRECATED,
-        validation_fraction=DEPRECATED,
+        cv=DEPRECATED,
     ):
         self.estimator = estimator
         self.param_grid = param_grid
@@ -445,7 +451,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         self.mean_candidates = mean_candidates
         self.scoring = scoring
         self.score_range = score_range
-        self.cv = cv
+        self.validation_fraction = validation_fraction
         self.score_epsilon = score_epsilon
         self.n_samples_public = n_samples_public
         self.accountant = accountant
@@ -453,7 +459,7 @@ class PrivateGridSearchCV(_BasePrivateSearch):
         self.random_state = random_state
         self.verbose = verbose
         self.n_candidates = n_candidates
-        self.validation_fraction = validation_fraction
+        self.cv = cv
 
     def _support(self):
         return grid_support(type(self).__name__, self.param_grid)

@@ -23,6 +23,7 @@ from sklearn.utils.validation import indexable
 
 from .._caveats import score_vouched
 from .._dpsgd._plan import PUBLIC_N_SAMPLES
+from .._repeated_fits import IN_PRIVATE_SEARCH
 from .._row_count import count_report, release_row_count
 from ..base import DPEstimatorMixin, _n_rows
 from ..mechanisms import check_rng
@@ -114,9 +115,7 @@ class _BasePrivateSearch(
         "mean_candidates": [Interval(Real, 1, None, closed="left")],
         "scoring": [str, callable, None],
         "score_range": [tuple, list, Real, None],
-        # A float is the one form the privacy argument covers; an int or a splitter gets
-        # an error that says why (_renamed_params).
-        "cv": [Interval(Real, 0, 1, closed="neither"), Integral, HasMethods(["split"])],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "score_epsilon": [Interval(Real, 0, None, closed="neither"), None],
         "n_samples_public": ["boolean"],
         "n_jobs": [Integral, None],
@@ -127,7 +126,13 @@ class _BasePrivateSearch(
             Interval(Real, -1, None, closed="neither"),
             deprecated_option(),
         ],
-        "validation_fraction": [Interval(Real, 0, 1, closed="neither"), deprecated_option()],
+        # The old name of validation_fraction. A float is the one form the privacy
+        # argument covers; an int or a splitter (scikit-learn's folds) gets an error that
+        # says why (_renamed_params).
+        "cv": [
+            Interval(Real, 0, 1, closed="neither"), Integral, HasMethods(["split"]),
+            deprecated_option(),
+        ],
     }
 
     # --- parameters --------------------------------------------------------------------
@@ -143,18 +148,22 @@ class _BasePrivateSearch(
             new="n_candidates_distribution", old="n_candidates", default="poisson",
             owner=name, warn=warn,
         )
+        if isinstance(self.cv, Integral) or (
+            not isinstance(self.cv, str) and hasattr(self.cv, "split")
+        ):
+            # scikit-learn's cv (folds or a splitter), refused whatever else is passed
+            raise ValueError(
+                f"{name}: cv={self.cv!r}, but the private search validates on one random "
+                "split, given as the fraction of rows held out: validation_fraction=0.2 "
+                "holds out each row with probability 0.2. Folds (an int) or a splitter "
+                "would train every candidate several times on overlapping rows, which the "
+                "search's privacy argument does not cover. Remove cv= and pass "
+                "validation_fraction=, a float in (0, 1)."
+            )
         fraction = renamed_value(
-            self.cv, self.validation_fraction, new="cv", old="validation_fraction",
+            self.validation_fraction, self.cv, new="validation_fraction", old="cv",
             default=0.2, owner=name, warn=warn,
         )
-        if isinstance(fraction, Integral) or hasattr(fraction, "split"):
-            raise ValueError(
-                f"{name}: cv={fraction!r}, but the private search validates on one random "
-                "split, given as the fraction of rows held out: cv=0.2 holds out each row "
-                "with probability 0.2. Folds (an int) or a splitter would train every "
-                "candidate several times on overlapping rows, which the search's privacy "
-                "argument does not cover. Pass a float in (0, 1)."
-            )
         return distribution, float(fraction)
 
     def _distribution(self):
@@ -364,8 +373,8 @@ class _BasePrivateSearch(
             # Probability cv ** n_samples: negligible beside delta for any data set a
             # search is meant for.
             raise ValueError(
-                f"{name}: the random split with cv={p!r} left no training row. Use more "
-                "rows or a smaller cv."
+                f"{name}: the random split with validation_fraction={p!r} left no "
+                "training row. Use more rows or a smaller validation_fraction."
             )
         n_runs = ta.sample_n_runs(rng, self._distribution(), self.mean_candidates)
         if n_runs == 0:
@@ -430,6 +439,8 @@ class _BasePrivateSearch(
             # number, not by the realised size of its training part.
             setattr(step, PUBLIC_N_SAMPLES, plan.n_train_public)
         resolve_relative(step, plan.n_train_public)  # as it was planned (_calibration)
+        for _, dp in run_dp_steps(est):  # their spends are inside the search's epsilon_
+            setattr(dp, IN_PRIVATE_SEARCH, True)
         # A run's progress output would count the runs, which must stay secret.
         loud = {k: False for k, v in est.get_params().items()
                 if k.split("__")[-1] == "verbose" and v}
@@ -490,6 +501,8 @@ class _BasePrivateSearch(
             report = getattr(step, "privacy_report_", None)
             if report is not None:  # it drew from a generator the search derived from its own
                 report["generator"] = f"{source}; this run's own generator was keyed from it"
+            # a refit of the released model is the user's own fit, outside the search
+            step.__dict__.pop(IN_PRIVATE_SEARCH, None)
         self.best_params_ = dict(plan.support[plan.picks[best]])
         # The noisy sum shown as a mean over the expected (public) number of validation rows;
         # dividing by the realised number would publish it.

@@ -372,7 +372,7 @@ def test_a_class_missing_from_the_training_part_still_has_its_column(cancer):
     for seed in range(4):
         search = _quiet_fit(PrivateGridSearchCV(
             DPLSSGDClassifier(), {"learning_rate": [1.0]}, epsilon=2.0, n_candidates_distribution="geometric",
-            mean_candidates=2, cv=0.5, random_state=seed), X, y)
+            mean_candidates=2, validation_fraction=0.5, random_state=seed), X, y)
         assert search.classes_.tolist() == [0, 1, 2]
         proba = search.predict_proba(X[:5])
         assert proba.shape == (5, 3) and np.allclose(proba.sum(axis=1), 1)
