@@ -16,6 +16,7 @@ from .. import _caveats
 from .._dpsgd._distributed import is_dask_collection
 from .._dpsgd._plan import PUBLIC_N_SAMPLES
 from .._forecast import value_needed, warn_forecast
+from .._repeated_fits import note_fit
 from .._row_count import COUNT_SHARE, count_report, release_row_count
 from ..accounting._pate import _check_discrete_noise, pate_epsilon
 from ..accounting._pate_smooth import pate_sanitized_epsilon
@@ -750,6 +751,10 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
             )
         rng = self._noise_rng()
         count = self._plan_on_count(n_private, n_public, n_classes, n_owners, rng)
+        # Clones refitted on overlapping rows without an accountant (scikit-learn's searches,
+        # cross_validate): each epsilon_ is one fit's, the rows' loss their composition.
+        note_fit(self, X, count.epsilon + float(self._query_plan.epsilon),
+                 stacklevel=_user_stacklevel())
         teacher = self.teacher if self.teacher is not None else RandomForestClassifier(100)
         allow_nan = get_tags(teacher).input_tags.allow_nan
         X, y = validate_data(

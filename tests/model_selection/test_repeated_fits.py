@@ -112,3 +112,20 @@ def test_large_tables_keep_a_content_chosen_eighth_that_folds_share():
 def test_values_that_cannot_be_hashed_leave_the_fit_its_own_error():
     X = np.array([[{"a": 1}, 2.0], [{"b": 2}, 3.0]], dtype=object)
     assert _repeated_fits.row_fingerprints(X) is None
+
+
+def test_pate_refitted_by_cross_validate_warns_too(cancer):
+    # PATE plans outside _begin_private_fit (on its noisy count), and is noted there too.
+    from sklearn.tree import DecisionTreeClassifier
+
+    from skprivate.pate import PATEClassifier
+
+    X, y = cancer
+    y = y.copy()
+    y[:150] = -1  # public unlabelled points
+    pate = PATEClassifier(teacher=DecisionTreeClassifier(max_depth=3), classes=[0, 1],
+                          epsilon=2.0)
+    _, found = _repeated(lambda: cross_validate(pate, X, y, cv=3))
+    # three folds' training sets overlap: the second fit warns, once for the group
+    assert len(found) == 1
+    assert "PATEClassifier was fitted 2 times" in str(found[0].message)
