@@ -302,7 +302,7 @@ def dask_norm_counts(sq_norms, edges):
 
 
 def _clipped_row_sums_block(X, clip_norm):
-    from ._private_scaling import clipped_row_sums
+    from ._numpy_loop import clipped_row_sums
 
     return clipped_row_sums(X, clip_norm)
 

@@ -433,3 +433,28 @@ def run_dplssgd(
     if m is not None:
         intercept = intercept - coef @ m
     return a * coef, intercept
+
+
+def clipped_row_sums(X, clip_norm):
+    """``(sum_i c_i x_i / R, sum_i ||c_i x_i||^2 / R^2)``, ``c_i = min(1, R / ||x_i||)``,
+    ``R = clip_norm``, for a dense array or a CSR matrix of finite rows of any magnitude.
+
+    Nothing overflows and no ``0 * inf`` occurs (the clipped squared norm used to be
+    ``c_i^2 ||x_i||^2``, NaN for a row above about ``1.3e154``, where ``||x_i||^2`` is inf and
+    ``c_i`` is 0): each row's norm is ``s_i ||x_i / s_i||`` with ``s_i`` the larger of 1
+    and its largest magnitude (:func:`row_magnitudes`), each
+    row's released vector keeps norm at most ``sqrt(2)`` (the Gaussian mechanism's
+    sensitivity in the module docstring), the clipped norm
+    ``min(||x_i||, R) / R`` is formed before it is squared, and ``c_i / R = min(1 / R,
+    (1 / s_i) / ||x_i / s_i||)`` is finite and non-zero for a finite row (at worst a
+    subnormal, for norms above 4.5e307), so every term ``c_i x_ij / R`` is at most 1.
+    """
+    s = row_magnitudes(X)
+    inv_s = 1.0 / s
+    unit_norm = np.sqrt(squared_row_norms(divide_rows(X, s)))  # in [0, sqrt(n_features)]
+    with np.errstate(divide="ignore"):  # a zero row: 1 / 0 = inf, and the min picks 1 / R
+        weight = np.minimum(1.0 / clip_norm, inv_s / unit_norm)
+    with np.errstate(over="ignore"):  # s_i ||x_i / s_i|| / R = inf is clipped to 1
+        clipped = np.minimum(s * unit_norm / clip_norm, 1.0)
+    total = np.asarray(X.T @ weight).ravel()
+    return total, float(np.sum(clipped * clipped))

@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from ._distributed import is_dask_collection
-from ._numpy_loop import divide_rows, row_magnitudes, squared_row_norms
+from ._numpy_loop import clipped_row_sums
 
 __all__ = []
 
@@ -38,31 +38,6 @@ __all__ = []
 # about 1.4 %) and let the fullest bin hold most rows.
 _EDGES = 2.0 ** np.arange(-30, 31).astype(float)
 _SIGNIFICANT = 3.5
-
-
-def clipped_row_sums(X, clip_norm):
-    """``(sum_i c_i x_i / R, sum_i ||c_i x_i||^2 / R^2)``, ``c_i = min(1, R / ||x_i||)``,
-    ``R = clip_norm``, for a dense array or a CSR matrix of finite rows of any magnitude.
-
-    Nothing overflows and no ``0 * inf`` occurs (the clipped squared norm used to be
-    ``c_i^2 ||x_i||^2``, NaN for a row above about ``1.3e154``, where ``||x_i||^2`` is inf and
-    ``c_i`` is 0): each row's norm is ``s_i ||x_i / s_i||`` with ``s_i`` the larger of 1
-    and its largest magnitude (:func:`~skprivate._dpsgd._numpy_loop.row_magnitudes`), each
-    row's released vector keeps norm at most ``sqrt(2)`` (the Gaussian mechanism's
-    sensitivity in the module docstring), the clipped norm
-    ``min(||x_i||, R) / R`` is formed before it is squared, and ``c_i / R = min(1 / R,
-    (1 / s_i) / ||x_i / s_i||)`` is finite and non-zero for a finite row (at worst a
-    subnormal, for norms above 4.5e307), so every term ``c_i x_ij / R`` is at most 1.
-    """
-    s = row_magnitudes(X)
-    inv_s = 1.0 / s
-    unit_norm = np.sqrt(squared_row_norms(divide_rows(X, s)))  # in [0, sqrt(n_features)]
-    with np.errstate(divide="ignore"):  # a zero row: 1 / 0 = inf, and the min picks 1 / R
-        weight = np.minimum(1.0 / clip_norm, inv_s / unit_norm)
-    with np.errstate(over="ignore"):  # s_i ||x_i / s_i|| / R = inf is clipped to 1
-        clipped = np.minimum(s * unit_norm / clip_norm, 1.0)
-    total = np.asarray(X.T @ weight).ravel()
-    return total, float(np.sum(clipped * clipped))
 
 
 def private_row_statistics(X, sq_norms, *, sigma_hist, sigma_mean, rng, noise, n_public=None):

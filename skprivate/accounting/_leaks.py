@@ -277,10 +277,11 @@ def void_caveats(step):
 
 
 def _is_dp(est):
-    """A skprivate differentially private estimator: its own epsilon_ covers its fit."""
-    from ..base import DPEstimatorMixin
+    """A skprivate differentially private estimator: its own epsilon_ covers its fit.
 
-    return isinstance(est, DPEstimatorMixin) or hasattr(est, "_privacy_plan")
+    Every ``DPEstimatorMixin`` (and a private search) has ``_privacy_plan``; reading the
+    attribute, not the class, keeps this module below ``skprivate.base``."""
+    return hasattr(est, "_privacy_plan")
 
 
 def _declares_data_independent(est):
