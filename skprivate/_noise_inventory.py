@@ -8,7 +8,7 @@ everything else that a fitted estimator publishes and that depends on a continuo
 listed here, so that users can see, release by release, what is exposed to those attacks.
 
 One source of truth. :data:`CONTINUOUS_RELEASES` is the list, and :data:`SECURE_RELEASES`
-the values converted to exact integer noise (issue 29: the granular mechanism of
+the values converted to exact integer noise (the granular mechanism of
 :mod:`skprivate.mechanisms._secure`, or a choice made with exact integer noise), which the
 test allows to vary like the listed ones; the security page
 (``docs/security.rst``, between the ``noise-inventory`` markers) shows it as the table

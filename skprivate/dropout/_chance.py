@@ -43,7 +43,7 @@ adds ``eps_s`` to the ``(eps1 + eps2, delta1 + delta2)`` of the release. Only th
 the winner is released. ``tests/dropout/test_chance.py`` checks the ratio of its output
 distributions on neighbouring data sets by Monte Carlo.
 
-The noise is *discrete* Laplace (exact integer sampler, issue 29: no floating-point noise),
+The noise is *discrete* Laplace (exact integer sampler: no floating-point noise),
 ties going to the first index; Claim 3.9's proof carries over with integer thresholds. Fix
 the other candidates' noise and let ``r*`` be the least integer noise with which candidate
 ``i`` wins on ``D`` (beats every earlier candidate strictly and every later one weakly); the

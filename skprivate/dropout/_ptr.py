@@ -57,7 +57,7 @@ relying on it) by the random and adversarial searches in
 1. ``lambda_noisy = gamma (round(Lambda(D) / gamma) + Z)``, ``Z`` exact discrete Laplace
    (:func:`~skprivate.mechanisms.granular_laplace_mechanism` with sensitivity 1, Lemma 1;
    released): ``eps1``-DP for the float released, not only in real arithmetic, so Mironov's
-   attack on the floating-point Laplace does not apply (issue 29). Its pmf ratio at
+   attack on the floating-point Laplace does not apply. Its pmf ratio at
    neighbours is at most ``e^eps1`` (module docstring of ``skprivate.mechanisms._secure``).
 2. ``l = lambda_noisy - margin``, a lower confidence bound with
    ``P(l > Lambda(D)) <= delta1`` (:func:`lower_confidence_margin`: the discrete Laplace

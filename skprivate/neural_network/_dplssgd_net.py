@@ -209,7 +209,7 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
         fit_params = dict(fit_params)
         fit_params.pop("_routing_method", None)
         self._validate_dp_params()
-        refuse_dask(type(self).__name__, X, y)  # the nets train in memory only (issue 20)
+        refuse_dask(type(self).__name__, X, y)  # the nets train in memory only
         self._begin_private_fit(X)  # before any value of X is read
         n_samples = _count_rows(X)
         rng = self._noise_rng()

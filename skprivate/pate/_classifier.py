@@ -715,7 +715,7 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         self : PATEClassifier
         """
         if is_dask_collection(X) or is_dask_collection(y):
-            from ._dask import fit_dask  # teachers trained where the rows live (issue 20)
+            from ._dask import fit_dask  # teachers trained where the rows live
 
             return fit_dask(self, X, y, X_public, groups)
         name = type(self).__name__
