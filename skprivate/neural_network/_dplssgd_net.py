@@ -35,6 +35,7 @@ from .._dpsgd._runs import DPSGDFitMixin
 from ..base import DPEstimatorMixin
 from ..utils._docstrings import Substitution
 from ..utils._progress import progress_counter
+from ..utils._threads import bounded_threads
 from ._docstrings import NET_DOCS
 from ._inputs import _count_rows, _is_plain_array, _NetInputsMixin
 from ._private_step import _PrivateStepMixin, _Run, _seeded_torch_rng
@@ -60,6 +61,17 @@ _AUTO_TOTAL_STEP = 0.04
 _DEFAULT_CLIP = 0.3
 # Batch size of predict and validation for batch_size="auto" (no privacy role).
 _PREDICT_BATCH_SIZE = 512
+
+# Torch's intra-op threads in the training loop. A step of a small net is a few short
+# parallel regions; torch's OpenMP threads busy-wait after each one, and on cores shared with
+# other processes (or with scikit-learn's and NumPy's pools, each one thread per core) the
+# waiting costs more than the work: issue 30 measured the quickstart's net (3,500 weights,
+# batch 128) after a LogisticRegression fit beside two busy processes on two cores at 225 s,
+# against 16 s on one thread, and one thread was as fast as two on the idle machine. Below
+# this many numbers per step (expected batch x trainable weights) the loop runs on one torch
+# thread; above it, where the work of a region outweighs the waiting, torch keeps its own
+# setting (torch.set_num_threads, OMP_NUM_THREADS). Measured: see benchmarks/threads.py.
+_PARALLEL_STEP_SIZE = 2**24
 
 # DataLoader arguments that would replace the Poisson sampling.
 _SAMPLING_ARGUMENTS = ("batch_size", "shuffle", "sampler", "batch_sampler", "drop_last")
@@ -241,13 +253,14 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
             run.average_from = self._average_from(plan)
             self._dp_run_ = run
             try:
-                self.notify("on_train_begin", X=X, y=y)
-                try:
-                    self.fit_loop(X, y, **fit_params)
-                except KeyboardInterrupt:
-                    pass  # skorch's way to stop early (EarlyStopping); the spend is the plan
-                self._load_average(run)
-                self.notify("on_train_end", X=X, y=y)
+                with self._bounded_threads(plan, count.n_plan):
+                    self.notify("on_train_begin", X=X, y=y)
+                    try:
+                        self.fit_loop(X, y, **fit_params)
+                    except KeyboardInterrupt:
+                        pass  # skorch's way to stop early (EarlyStopping); the plan is spent
+                    self._load_average(run)
+                    self.notify("on_train_end", X=X, y=y)
             finally:
                 del self._dp_run_
                 # Noisy steps that ran were released into the weights: record them even if
@@ -255,6 +268,21 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
                 if run.steps > 0:
                     self._finish_run(run, n_samples)
         return self
+
+    def _bounded_threads(self, plan, n_plan):
+        """The native threads of the training loop (restored after it, see Notes, "Threads").
+
+        Every BLAS and OpenMP pool of the process (scikit-learn's, NumPy's, SciPy's) gets one
+        thread: the loop's own NumPy work (batch sampling, accounting) is too small to share.
+        Torch's intra-op pool gets one thread too when a step's per-example gradients are
+        smaller than ``_PARALLEL_STEP_SIZE`` numbers, and keeps its setting otherwise.
+        """
+        n_weights = sum(p.numel() for p in self.module_.parameters() if p.requires_grad)
+        step_size = plan.sample_rate * n_plan * n_weights
+        torch_limit = torch.get_num_threads() if step_size >= _PARALLEL_STEP_SIZE else 1
+        return bounded_threads(
+            1, runtimes=[(torch.get_num_threads, torch.set_num_threads, torch_limit)]
+        )
 
     def fit_loop(self, X, y=None, epochs=None, *, _routing_method="fit", **fit_params):
         """Train for ``max_epochs`` epochs of Poisson-sampled steps (inside fit only).
