@@ -13,7 +13,7 @@ net fit within 1.5 times its ``OMP_NUM_THREADS=1`` time. Each setting runs in a 
 interpreter (the environment variable is read when the runtimes load), the settings
 alternate, and every row reports the median of ``--repeats`` runs. ``--rows`` fits on the
 first rows of the training set only and ``--max-epochs`` sets the net's epochs (the quickstart
-runs "auto", 10 epochs of 236 steps), for a quicker look. The busy processes are ended (by their
+runs "auto"; an epoch is 254 steps), for a quicker look. The busy processes are ended (by their
 process id) however the run ends. Writes ``benchmarks/results/threads.json`` and ``.md``.
 """
 

@@ -263,15 +263,15 @@ NET_NOTES = fragment(
     module's device) and the smoothing (``torch.fft``) all run on the module's device; the
     batch indices are drawn on the CPU.
 
-    **Threads.** During the training loop every BLAS and OpenMP pool of the process
-    (scikit-learn's, NumPy's, SciPy's) runs one thread, and so does torch when a step's
-    per-example gradients are small (expected batch x trainable weights under 2**24, as
-    for most tabular networks); above that torch keeps its own setting. Their threads
-    busy-wait after each short parallel region, which on cores shared with other work costs
-    more than it saves (after a scikit-learn fit, beside two busy processes on two cores,
-    the quickstart's network took 14 times longer). Every setting is restored when the fit
-    ends, and a lower bound that you set (``OMP_NUM_THREADS``, ``torch.set_num_threads``,
-    ``threadpoolctl``) is kept.
+    **Threads.** During a fit every BLAS and OpenMP pool of the process (scikit-learn's,
+    NumPy's, SciPy's) runs one thread, and so does torch when a step's per-example
+    gradients are small (expected batch x trainable weights under 2**24, as for most
+    tabular networks); above that torch keeps its own setting. Their threads busy-wait
+    after each short parallel region, which on cores shared with other work costs more
+    than it saves (after a scikit-learn fit, beside two busy processes on two cores, an
+    epoch of the quickstart's network took 167 s instead of 19 s). Every setting is
+    restored when the fit ends, and a lower bound that you set (``OMP_NUM_THREADS``,
+    ``torch.set_num_threads``, ``threadpoolctl``) is kept.
     """
 )
 

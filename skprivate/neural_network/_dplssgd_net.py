@@ -64,17 +64,35 @@ _PREDICT_BATCH_SIZE = 512
 
 # Torch's intra-op threads in the training loop. A step of a small net is a few short
 # parallel regions; torch's OpenMP threads busy-wait after each one, and on cores shared with
-# other processes (or with scikit-learn's and NumPy's pools, each one thread per core) the
-# waiting costs more than the work: issue 30 measured the quickstart's net (3,500 weights,
-# batch 128) after a LogisticRegression fit beside two busy processes on two cores at 225 s,
-# against 16 s on one thread, and one thread was as fast as two on the idle machine. Below
-# this many numbers per step (expected batch x trainable weights) the loop runs on one torch
-# thread; above it, where the work of a region outweighs the waiting, torch keeps its own
-# setting (torch.set_num_threads, OMP_NUM_THREADS). Measured: see benchmarks/threads.py.
+# other processes (or with scikit-learn's and NumPy's pools, each one thread per core) a
+# region ends only when every thread has been scheduled. benchmarks/threads.py (the
+# quickstart's net, 3,426 weights, batch 128, one epoch of 254 steps, after a
+# LogisticRegression fit, beside two busy processes on two cores that other work shared too):
+# 167 s (CPU 29 s) with the pools left as they were, 19 s under OMP_NUM_THREADS=1, 20 s with
+# the bounds below (medians of 3; at a quieter time 63 s, 7.4 s and 5.3 s). Per step on that
+# shared machine, one thread beat two at every size tried, 4.6e5 to 1.2e8 numbers per step
+# (1.6 against 43 ms, 106 against 205 ms at 2.9e7). Below this many numbers per step
+# (expected batch x trainable weights) the loop runs on one torch thread; above it, where a
+# region's work (tens of ms on one thread) outweighs waking the threads on a machine with
+# free cores, torch keeps its own setting (torch.set_num_threads, OMP_NUM_THREADS). The
+# bound was not calibrated on an idle machine (none was available); it errs towards torch's
+# own setting only for nets far larger than tabular ones.
 _PARALLEL_STEP_SIZE = 2**24
 
 # DataLoader arguments that would replace the Poisson sampling.
 _SAMPLING_ARGUMENTS = ("batch_size", "shuffle", "sampler", "batch_sampler", "drop_last")
+
+
+def _bounded_pools():
+    """One thread in every BLAS and OpenMP pool for the whole fit, torch's count kept.
+
+    The fit's own NumPy and SciPy work (the noise calibration, the batch sampling, the
+    accounting) is too small to share between threads. Torch's OpenMP is one of the pools
+    that threadpoolctl bounds, so its count is set back to what it was, until the training
+    loop decides it (``_DPLSSGDNetMixin._bounded_threads``).
+    """
+    count = torch.get_num_threads()
+    return bounded_threads(1, runtimes=[(torch.get_num_threads, torch.set_num_threads, count)])
 
 
 class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEstimatorMixin):
@@ -189,7 +207,8 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
             The fitted net.
         """
         fresh = not self.warm_start or not self.initialized_
-        return self._private_fit(X, y, fresh, fit_params)
+        with _bounded_pools():
+            return self._private_fit(X, y, fresh, fit_params)
 
     def partial_fit(self, X, y=None, classes=None, **fit_params):
         """Train for ``max_epochs`` more epochs, without re-initializing the module.
@@ -215,7 +234,8 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
         self : object
             The fitted net.
         """
-        return self._private_fit(X, y, not self.initialized_, fit_params)
+        with _bounded_pools():
+            return self._private_fit(X, y, not self.initialized_, fit_params)
 
     def _private_fit(self, X, y, fresh, fit_params):
         fit_params = dict(fit_params)
@@ -272,8 +292,7 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
     def _bounded_threads(self, plan, n_plan):
         """The native threads of the training loop (restored after it, see Notes, "Threads").
 
-        Every BLAS and OpenMP pool of the process (scikit-learn's, NumPy's, SciPy's) gets one
-        thread: the loop's own NumPy work (batch sampling, accounting) is too small to share.
+        The other pools already run one thread (``_bounded_pools``, for the whole fit).
         Torch's intra-op pool gets one thread too when a step's per-example gradients are
         smaller than ``_PARALLEL_STEP_SIZE`` numbers, and keeps its setting otherwise.
         """
