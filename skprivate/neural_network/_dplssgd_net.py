@@ -273,14 +273,13 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
             run.average_from = self._average_from(plan)
             self._dp_run_ = run
             try:
-                with self._bounded_threads(plan, count.n_plan):
-                    self.notify("on_train_begin", X=X, y=y)
-                    try:
-                        self.fit_loop(X, y, **fit_params)
-                    except KeyboardInterrupt:
-                        pass  # skorch's way to stop early (EarlyStopping); the plan is spent
-                    self._load_average(run)
-                    self.notify("on_train_end", X=X, y=y)
+                self.notify("on_train_begin", X=X, y=y)
+                try:
+                    self.fit_loop(X, y, **fit_params)
+                except KeyboardInterrupt:
+                    pass  # skorch's way to stop early (EarlyStopping); the spend is the plan
+                self._load_average(run)
+                self.notify("on_train_end", X=X, y=y)
             finally:
                 del self._dp_run_
                 # Noisy steps that ran were released into the weights: record them even if
@@ -294,7 +293,8 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
 
         The other pools already run one thread (``_bounded_pools``, for the whole fit).
         Torch's intra-op pool gets one thread too when a step's per-example gradients are
-        smaller than ``_PARALLEL_STEP_SIZE`` numbers, and keeps its setting otherwise.
+        smaller than ``_PARALLEL_STEP_SIZE`` numbers, and keeps its setting otherwise. Called
+        once lazy parameters are materialized, so that every weight counts.
         """
         n_weights = sum(p.numel() for p in self.module_.parameters() if p.requires_grad)
         step_size = plan.sample_rate * n_plan * n_weights
@@ -339,8 +339,9 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
             iterator_valid = self.get_iterator(dataset_valid, training=False)
         # verbose=1: a bar over the steps (counts and time only) beside skorch's epoch table.
         n_steps = run.epochs_planned * run.plan.steps_per_epoch
-        with progress_counter(total=n_steps, desc=f"{type(self).__name__} steps",
-                              verbose=self.verbose) as bar:
+        with self._bounded_threads(run.plan, run.count.n_plan), progress_counter(
+            total=n_steps, desc=f"{type(self).__name__} steps", verbose=self.verbose
+        ) as bar:
             for _ in range(run.epochs_planned):
                 self.notify("on_epoch_begin", **on_epoch)
                 for batch in iterator_train:
