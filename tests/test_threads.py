@@ -99,3 +99,18 @@ def test_helper_keeps_a_lower_user_bound_and_restores_on_error():
                 assert pools() == outside and counts["runtime"] == 3
                 raise KeyError("inside")
         assert pools() == outside and counts["runtime"] == 3
+
+
+def test_calibration_runs_on_one_thread_too(two_threads, monkeypatch):
+    # the noise calibration and the accounting (NumPy, SciPy) happen outside the loop
+    seen = []
+    original = DPLSSGDNeuralNetClassifier._count_plan
+
+    def count_plan(self, count):
+        seen.append(pools())
+        return original(self, count)
+
+    monkeypatch.setattr(DPLSSGDNeuralNetClassifier, "_count_plan", count_plan)
+    net(16, []).fit(*data())
+    # torch's own pool keeps its count until the loop decides it
+    assert seen and {threads for path, threads in seen[0] if "torch" not in path} == {1}
