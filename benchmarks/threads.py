@@ -1,20 +1,21 @@
 """Native threads on a shared machine: the quickstart's net fit after a scikit-learn fit.
 
-Run with ``python benchmarks/threads.py`` (about 3 minutes on 2 cores with the defaults; more
-on the old code, which this benchmark exists to catch). The case of issue 30: beside
-``--busy`` busy processes (``python -c "while True: pass"``, two by default, on a machine of
-two cores), one Python process fits scikit-learn's ``LogisticRegression`` on Adult and then
-the quickstart's network (``DPLSSGDNeuralNetClassifier``, a 32-unit tanh MLP, epsilon 1), and
-the net fit's wall and CPU time are compared with the same process started under
-``OMP_NUM_THREADS=1``. Torch's OpenMP runtime and scikit-learn's (two libgomp and two
-OpenBLAS copies) each start one thread per core; threads that busy-wait at the end of each
-small parallel region compete with each other and with the busy processes. The target: the
-net fit within 1.5 times its ``OMP_NUM_THREADS=1`` time. Each setting runs in a fresh
-interpreter (the environment variable is read when the runtimes load), the settings
-alternate, and every row reports the median of ``--repeats`` runs. ``--rows`` fits on the
-first rows of the training set only and ``--max-epochs`` sets the net's epochs (the quickstart
-runs "auto"; an epoch is 254 steps), for a quicker look. The busy processes are ended (by their
-process id) however the run ends. Writes ``benchmarks/results/threads.json`` and ``.md``.
+Run with ``python benchmarks/threads.py`` (about a minute on 2 cores with the defaults;
+several minutes on the code before the nets bounded their threads, which it catches). The
+case of issue 30: beside ``--busy`` busy processes (``python -c "while True: pass"``, two by
+default, on a machine of two cores), one Python process fits scikit-learn's
+``LogisticRegression`` on Adult and then the quickstart's network
+(``DPLSSGDNeuralNetClassifier``, a 32-unit tanh MLP, epsilon 1), and the net fit's wall and
+CPU time are compared with the same process started under ``OMP_NUM_THREADS=1``. Torch's
+OpenMP runtime and scikit-learn's (two libgomp and two OpenBLAS copies) each start one
+thread per core; threads that busy-wait at the end of each small parallel region compete
+with each other and with the busy processes. The target: the net fit within 1.5 times its
+``OMP_NUM_THREADS=1`` time. Each setting runs in a fresh interpreter (the environment
+variable is read when the runtimes load), the settings alternate, and every row reports the
+median of ``--repeats`` runs. ``--rows`` fits on the first rows of the training set only;
+``--max-epochs`` sets the net's epochs: one by default (an epoch is 254 steps), ``auto`` for
+the quickstart's whole fit (ten epochs). The busy processes are ended (by their process id)
+however the run ends. Writes ``benchmarks/results/threads.json`` and ``.md``.
 """
 
 import argparse
@@ -76,7 +77,7 @@ def main():
     parser.add_argument("--busy", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rows", type=int, default=None)
-    parser.add_argument("--max-epochs", default="auto")
+    parser.add_argument("--max-epochs", default="1")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     rows = args.rows if args.rows is not None else 10**9
