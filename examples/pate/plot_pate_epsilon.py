@@ -45,7 +45,8 @@ budgets = [0.5, 1.0, 2.0, 4.0, 8.0]
 accuracy, published = [], []
 for epsilon in budgets:
     clf = PATEClassifier(DecisionTreeClassifier(max_depth=8), student=RandomForestClassifier(100),
-                         n_teachers=250, epsilon=epsilon, random_state=0)
+                         n_teachers=250, epsilon=epsilon, random_state=0,
+                         verbose=1)  # the teachers' progress, on stderr
     clf.fit(X, y, X_public=X_public)
     accuracy.append(clf.score(X_eval, y_eval))
     published.append(clf.epsilon_)

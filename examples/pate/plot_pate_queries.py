@@ -51,6 +51,7 @@ for n_queries in queries:
         # epsilon_data_dependent_ is epsilon_).
         soft_labels=False,
         random_state=0,
+        verbose=1,  # the teachers' progress, on stderr
     ).fit(X, y, X_public=X_public)
     accuracy.append(clf.score(X_eval, y_eval))
     eps.append(clf.epsilon_)

@@ -273,6 +273,16 @@ NET_NOTES = fragment(
     for a net of millions of parameters on a GPU it can be most of the step;
     ``set_config(secure_generator=False)`` draws with ``torch.randn`` on the device again,
     with the guarantee its report then states.
+
+    **Threads.** During a fit every BLAS and OpenMP pool of the process (scikit-learn's,
+    NumPy's, SciPy's) runs one thread, and so does torch when a step's per-example
+    gradients are small (expected batch x trainable weights under 2**24, as for most
+    tabular networks); above that torch keeps its own setting. Their threads busy-wait
+    after each short parallel region, which on cores shared with other work costs more
+    than it saves (after a scikit-learn fit, beside two busy processes on two cores, an
+    epoch of the quickstart's network took 167 s instead of 19 s). Every setting is
+    restored when the fit ends, and a lower bound that you set (``OMP_NUM_THREADS``,
+    ``torch.set_num_threads``, ``threadpoolctl``) is kept.
     """
 )
 

@@ -35,6 +35,7 @@ from .._dpsgd._runs import DPSGDFitMixin
 from ..base import DPEstimatorMixin
 from ..utils._docstrings import Substitution
 from ..utils._progress import progress_counter
+from ..utils._threads import bounded_threads
 from ._docstrings import NET_DOCS
 from ._inputs import _count_rows, _is_plain_array, _NetInputsMixin
 from ._private_step import _PrivateStepMixin, _Run, _seeded_torch_rng
@@ -61,8 +62,37 @@ _DEFAULT_CLIP = 0.3
 # Batch size of predict and validation for batch_size="auto" (no privacy role).
 _PREDICT_BATCH_SIZE = 512
 
+# Torch's intra-op threads in the training loop. A step of a small net is a few short
+# parallel regions; torch's OpenMP threads busy-wait after each one, and on cores shared with
+# other processes (or with scikit-learn's and NumPy's pools, each one thread per core) a
+# region ends only when every thread has been scheduled. benchmarks/threads.py (the
+# quickstart's net, 3,426 weights, batch 128, one epoch of 254 steps, after a
+# LogisticRegression fit, beside two busy processes on two cores that other work shared too):
+# 167 s (CPU 29 s) with the pools left as they were, 19 s under OMP_NUM_THREADS=1, 20 s with
+# the bounds below (medians of 3; at a quieter time 63 s, 7.4 s and 5.3 s). Per step on that
+# shared machine, one thread beat two at every size tried, 4.6e5 to 1.2e8 numbers per step
+# (1.6 against 43 ms, 106 against 205 ms at 2.9e7). Below this many numbers per step
+# (expected batch x trainable weights) the loop runs on one torch thread; above it, where a
+# region's work (tens of ms on one thread) outweighs waking the threads on a machine with
+# free cores, torch keeps its own setting (torch.set_num_threads, OMP_NUM_THREADS). The
+# bound was not calibrated on an idle machine (none was available); it errs towards torch's
+# own setting only for nets far larger than tabular ones.
+_PARALLEL_STEP_SIZE = 2**24
+
 # DataLoader arguments that would replace the Poisson sampling.
 _SAMPLING_ARGUMENTS = ("batch_size", "shuffle", "sampler", "batch_sampler", "drop_last")
+
+
+def _bounded_pools():
+    """One thread in every BLAS and OpenMP pool for the whole fit, torch's count kept.
+
+    The fit's own NumPy and SciPy work (the noise calibration, the batch sampling, the
+    accounting) is too small to share between threads. Torch's OpenMP is one of the pools
+    that threadpoolctl bounds, so its count is set back to what it was, until the training
+    loop decides it (``_DPLSSGDNetMixin._bounded_threads``).
+    """
+    count = torch.get_num_threads()
+    return bounded_threads(1, runtimes=[(torch.get_num_threads, torch.set_num_threads, count)])
 
 
 class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEstimatorMixin):
@@ -177,7 +207,8 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
             The fitted net.
         """
         fresh = not self.warm_start or not self.initialized_
-        return self._private_fit(X, y, fresh, fit_params)
+        with _bounded_pools():
+            return self._private_fit(X, y, fresh, fit_params)
 
     def partial_fit(self, X, y=None, classes=None, **fit_params):
         """Train for ``max_epochs`` more epochs, without re-initializing the module.
@@ -203,7 +234,8 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
         self : object
             The fitted net.
         """
-        return self._private_fit(X, y, not self.initialized_, fit_params)
+        with _bounded_pools():
+            return self._private_fit(X, y, not self.initialized_, fit_params)
 
     def _private_fit(self, X, y, fresh, fit_params):
         fit_params = dict(fit_params)
@@ -256,6 +288,21 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
                     self._finish_run(run, n_samples)
         return self
 
+    def _bounded_threads(self, plan, n_plan):
+        """The native threads of the training loop (restored after it, see Notes, "Threads").
+
+        The other pools already run one thread (``_bounded_pools``, for the whole fit).
+        Torch's intra-op pool gets one thread too when a step's per-example gradients are
+        smaller than ``_PARALLEL_STEP_SIZE`` numbers, and keeps its setting otherwise. Called
+        once lazy parameters are materialized, so that every weight counts.
+        """
+        n_weights = sum(p.numel() for p in self.module_.parameters() if p.requires_grad)
+        step_size = plan.sample_rate * n_plan * n_weights
+        torch_limit = torch.get_num_threads() if step_size >= _PARALLEL_STEP_SIZE else 1
+        return bounded_threads(
+            1, runtimes=[(torch.get_num_threads, torch.set_num_threads, torch_limit)]
+        )
+
     def fit_loop(self, X, y=None, epochs=None, *, _routing_method="fit", **fit_params):
         """Train for ``max_epochs`` epochs of Poisson-sampled steps (inside fit only).
 
@@ -292,8 +339,9 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
             iterator_valid = self.get_iterator(dataset_valid, training=False)
         # verbose=1: a bar over the steps (counts and time only) beside skorch's epoch table.
         n_steps = run.epochs_planned * run.plan.steps_per_epoch
-        with progress_counter(total=n_steps, desc=f"{type(self).__name__} steps",
-                              verbose=self.verbose) as bar:
+        with self._bounded_threads(run.plan, run.count.n_plan), progress_counter(
+            total=n_steps, desc=f"{type(self).__name__} steps", verbose=self.verbose
+        ) as bar:
             for _ in range(run.epochs_planned):
                 self.notify("on_epoch_begin", **on_epoch)
                 for batch in iterator_train:
