@@ -114,3 +114,26 @@ def test_calibration_runs_on_one_thread_too(two_threads, monkeypatch):
     net(16, []).fit(*data())
     # torch's own pool keeps its count until the loop decides it
     assert seen and {threads for path, threads in seen[0] if "torch" not in path} == {1}
+
+
+def test_linear_fit_runs_one_thread_per_pool_and_restores_them(monkeypatch):
+    # Each DP-SGD step multiplies one small batch: the linear fit bounds every native pool
+    # to one thread (idle BLAS threads spin against other work) and gives them back after.
+    from threadpoolctl import threadpool_info
+
+    from skprivate.linear_model import DPLSSGDClassifier, _dplssgd_base
+
+    seen = []
+    real = _dplssgd_base.run_dplssgd
+
+    def spy(*args, **kwargs):
+        seen.append(max(info["num_threads"] for info in threadpool_info()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_dplssgd_base, "run_dplssgd", spy)
+    before = [info["num_threads"] for info in threadpool_info()]
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 4))
+    DPLSSGDClassifier(classes=[0, 1], max_iter=1, n_samples_public=True).fit(X, X[:, 0] > 0)
+    assert seen == [1]  # 2 per pool on this 2-core machine without the bound
+    assert [info["num_threads"] for info in threadpool_info()] == before

@@ -11,7 +11,7 @@ The same defaults are fitted on the pixels in two scalings, ``X / 16`` (every fe
 [0, 1], far from centred) and ``X / 16 - 0.5`` (centred by the public middle of the
 range), to show that the defaults do not depend on how the table was scaled: the fit
 centres and scales the rows with private estimates whose cost is part of ``epsilon_``. The
-defaults before issue 16 (10 epochs, learning rate 1, clip 1) are shown for comparison,
+old defaults (10 epochs, learning rate 1, clip 1) are shown for comparison,
 beside a non-private logistic regression.
 """
 

