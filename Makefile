@@ -58,7 +58,7 @@ docs: $(STAMP)
 test: tests docs
 
 test-oldest: $(STAMP_OLDEST)
-	$(PY_OLDEST) -m pip list --format=freeze | grep -iE '^(numpy|scipy|scikit-learn|dp-accounting|joblib|threadpoolctl|skorch|torch)=='
+	$(PY_OLDEST) -m pip list --format=freeze | grep -iE '^(numpy|scipy|scikit-learn|dp-accounting|joblib|threadpoolctl|skorch|torch|randomgen)=='
 	$(PY_OLDEST) -m pytest -q $(OLDEST_TESTS)
 
 bench: $(STAMP)
