@@ -68,7 +68,8 @@ def test_n_samples_public_restores_the_exact_plan_bit_for_bit():
         X[:386], y[:386], X_public=X_public)
     assert (clf.n_teachers_, clf.n_queries_) == (29, 30)
     assert clf.noise_scale_ == 15.477156391531217
-    assert clf.epsilon_ == 1.995209511159329
+    # to the accountant's last digits, which move with dp-accounting and scipy's releases
+    assert clf.epsilon_ == pytest.approx(1.995209511159329, rel=1e-9)
     assert clf.student_.coef_.round(6).tolist() == [
         [-0.295178, -0.004013, 0.115623, -0.022523, -0.017289]]
 
