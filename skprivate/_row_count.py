@@ -70,6 +70,18 @@ def release_row_count(n_samples, epsilon, *, public, rng, share=COUNT_SHARE):
     return NoisyCount(max(noisy, 1), epsilon_n, scale, False)
 
 
+def rest_epsilon(epsilon, count_epsilon):
+    """What a fit's ``epsilon`` leaves after its count: ``epsilon - count_epsilon``, stepped
+    down ulp by ulp until ``count_epsilon + rest <= epsilon`` in floating point, so that a
+    plan calibrated within the rest keeps the reported ``count_epsilon + rest`` within
+    ``epsilon`` (``epsilon`` itself when the count is public and costs 0)."""
+    epsilon, count_epsilon = float(epsilon), float(count_epsilon)
+    rest = epsilon - count_epsilon
+    while count_epsilon + rest > epsilon:
+        rest = math.nextafter(rest, 0.0)
+    return rest
+
+
 def count_lower_bound(count, beta):
     """A bound ``b`` with ``P(n < b) <= beta`` over the count's noise (``n_plan`` if public).
 

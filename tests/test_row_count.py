@@ -47,3 +47,16 @@ def test_lower_bound_failure_probability_against_the_pmf(epsilon, beta):
     tail_one_less = tail + float(discrete_laplace_pmf(t, count.scale))
     assert tail_one_less > beta  # t - 1 would not do
     assert t <= math.ceil(count.scale * math.log(1 / beta))
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 0.3, 0.1, 2.0 / 3.0, 7.3, 1e-3])
+def test_rest_never_lets_the_count_and_the_rest_exceed_epsilon(epsilon):
+    # the one rule every family uses: count + rest <= epsilon in floating point, and the
+    # rest is the largest float that keeps it (one ulp up would exceed or equal the sum)
+    from skprivate._row_count import rest_epsilon
+
+    count = COUNT_SHARE * epsilon
+    rest = rest_epsilon(epsilon, count)
+    assert count + rest <= epsilon
+    assert rest == pytest.approx(epsilon - count, rel=1e-15)
+    assert rest_epsilon(epsilon, 0.0) == epsilon

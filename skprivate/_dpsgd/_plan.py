@@ -13,7 +13,13 @@ import numpy as np
 from scipy.stats import norm
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._row_count import COUNT_SHARE, NoisyCount, count_report, release_row_count
+from .._row_count import (
+    COUNT_SHARE,
+    NoisyCount,
+    count_report,
+    release_row_count,
+    rest_epsilon,
+)
 from ..accounting import dpsgd_epsilon, dpsgd_event, dpsgd_noise_multiplier
 from ..accounting._calibrate import solve_monotone
 from ..exceptions import InfeasiblePrivacyError
@@ -360,7 +366,9 @@ class DPSGDPlanMixin:
 
     def _rest_epsilon(self, count):
         """The budget left to the training after the count (None with a given noise)."""
-        return None if self.noise_multiplier is not None else float(self.epsilon) - count.epsilon
+        if self.noise_multiplier is not None:
+            return None
+        return rest_epsilon(self.epsilon, count.epsilon)
 
     def _reservation(self, n_samples):
         """What to reserve in the accountant before any value is read.

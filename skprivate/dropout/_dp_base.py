@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import Interval
 
 from .. import _caveats
 from .._dpsgd._plan import PUBLIC_N_SAMPLES
-from .._row_count import COUNT_SHARE, count_report, release_row_count
+from .._row_count import COUNT_SHARE, count_report, release_row_count, rest_epsilon
 from .._forecast import value_needed
 from ..base import DPEstimatorMixin, _n_rows, _user_stacklevel
 from ..exceptions import PrivacyTestFailed, UtilityWarning
@@ -96,11 +96,7 @@ class _BaseDPDropout(DPEstimatorMixin):
     def _rest_epsilon(self):
         """``epsilon`` less the count's share, stepped down ulp by ulp until ``count + rest
         <= epsilon`` in floating point (``epsilon`` itself when the rows are public)."""
-        eps, eps_n = float(self.epsilon), self._count_epsilon()
-        rest = eps - eps_n
-        while eps_n + rest > eps:
-            rest = math.nextafter(rest, 0.0)
-        return rest
+        return rest_epsilon(self.epsilon, self._count_epsilon())
 
     def _selection_epsilon(self):
         return self._selection_share() * self._rest_epsilon()

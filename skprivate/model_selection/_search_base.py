@@ -24,7 +24,7 @@ from sklearn.utils.validation import indexable
 from .._caveats import score_vouched
 from .._dpsgd._plan import PUBLIC_N_SAMPLES
 from .._repeated_fits import IN_PRIVATE_SEARCH
-from .._row_count import count_report, release_row_count
+from .._row_count import count_report, release_row_count, rest_epsilon
 from ..base import DPEstimatorMixin, _n_rows
 from ..mechanisms import check_rng
 from ..mechanisms._rng import derived_generator, describe_generator, draw_seed_words
@@ -394,7 +394,7 @@ class _BasePrivateSearch(
             # used or can be seen (the errors above and a refusal here do not depend on it).
             self._reserve_plan(n_samples)  # _privacy_plan reads no n: (epsilon, delta)
         # The runs and their selection share what the count left (basic composition).
-        rest = self.epsilon - count.epsilon
+        rest = rest_epsilon(self.epsilon, count.epsilon)
         eps_run, total, z, spends = self._calibrate(support, n_train_public, rest)
         if total > rest * (1 + 1e-12):  # pragma: no cover - calibrate guarantees it
             raise RuntimeError(f"{name}: calibration overshot the budget; please report.")

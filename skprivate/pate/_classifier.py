@@ -1,6 +1,5 @@
 """PATEClassifier: a student trained on noisy labels from an ensemble of teachers."""
 
-import math
 import warnings
 from numbers import Integral, Real
 
@@ -17,7 +16,7 @@ from .._dpsgd._distributed import is_dask_collection
 from .._dpsgd._plan import PUBLIC_N_SAMPLES
 from .._forecast import value_needed, warn_forecast
 from .._repeated_fits import note_fit
-from .._row_count import COUNT_SHARE, count_report, release_row_count
+from .._row_count import COUNT_SHARE, count_report, release_row_count, rest_epsilon
 from ..accounting._pate import _check_discrete_noise, pate_epsilon
 from ..accounting._pate_smooth import pate_sanitized_epsilon
 from ..base import (
@@ -51,15 +50,6 @@ _FORECAST_ANSWERS = 40
 # of 36) gained 3.6 points at epsilon 2. With n_teachers="auto" (1.5 sqrt(n) teachers) the
 # threshold 30 asks for about 2,000 rows.
 _FORECAST_ROWS_PER_TEACHER = 30
-
-
-def _rest_epsilon(epsilon, count_epsilon):
-    """The budget left after the count, stepped down ulp by ulp until ``count + rest <=
-    epsilon`` in floating point, so a plan within the rest keeps ``epsilon_ <= epsilon``."""
-    rest = float(epsilon) - float(count_epsilon)
-    while float(count_epsilon) + rest > float(epsilon):
-        rest = math.nextafter(rest, 0.0)
-    return rest
 
 
 @Substitution(**SHARED_DOCS)
@@ -569,7 +559,7 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
             self._reserve(self._privacy_spend(self._count_epsilon(), 0.0))
         count = release_row_count(n_private, budget, public=False, rng=rng)
         self._check_rows_per_teacher(count.n_plan, n_owners, " (noisy count)")
-        rest = None if self.epsilon is None else _rest_epsilon(self.epsilon, count.epsilon)
+        rest = None if self.epsilon is None else rest_epsilon(self.epsilon, count.epsilon)
         self._query_plan = self._make_plan(
             count.n_plan, n_public, n_classes, n_owners, epsilon=rest
         )
@@ -850,7 +840,7 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
             # Every count's plan is calibrated to at most the rest of epsilon, so the whole
             # fit's guarantee (the count plus the worst plan any count could choose) is
             # that rest; this plan's own bound may be smaller and would understate it.
-            bound = max(bound, _rest_epsilon(self.epsilon, count.epsilon))
+            bound = max(bound, rest_epsilon(self.epsilon, count.epsilon))
         elif not count.public:
             caveats = [*caveats, _caveats.epsilon_from_count(
                 f"epsilon=None with noise_scale={self.noise_scale!r}"
