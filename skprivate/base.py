@@ -272,7 +272,10 @@ class DPEstimatorMixin:
 
     def _reserve_plan(self, n_samples):
         """Plan a fit on ``n_samples`` rows and reserve it in the accountant, if any."""
-        plan = self._reservation(n_samples)
+        return self._reserve(self._reservation(n_samples))
+
+    def _reserve(self, spend):
+        """Book ``spend`` in the accountant, if any, as this fit's spend of record."""
         # Reserve the planned spend (check and record in one step), so that concurrent fits
         # sharing the accountant cannot both pass the check. The reservation is the spend of
         # record: it is never refunded, whether the fit ends early, fails or completes. An
@@ -285,9 +288,9 @@ class DPEstimatorMixin:
         # (_finish_private_fit would take it as paid): set it only once the spend is booked.
         self.__dict__.pop("_reserved_spend", None)
         if self.accountant is not None:
-            self.accountant.spend(plan)
-        self._reserved_spend = plan
-        return plan
+            self.accountant.spend(spend)
+        self._reserved_spend = spend
+        return spend
 
     def _reservation(self, n_samples):
         """The spend reserved before any value is read: the plan on ``n_samples`` rows.

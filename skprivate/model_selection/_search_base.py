@@ -402,11 +402,8 @@ class _BasePrivateSearch(
             self, dp, support, eps_run, n_train_public, spends
         )
         if self.n_samples_public:
-            spend = self._privacy_spend(total, self.delta)
-            self.__dict__.pop("_reserved_spend", None)  # booked below, only once it is paid
-            if self.accountant is not None:
-                self.accountant.spend(spend)  # raises BudgetExceededError before any data
-            self._reserved_spend = spend
+            # raises BudgetExceededError before any data
+            spend = self._reserve(self._privacy_spend(total, self.delta))
         else:
             # Dwork, Rothblum and Vadhan (2010), Theorem III.3 with k = 2 (see
             # skprivate._row_count): the count is epsilon_n-DP and, whatever its value, the

@@ -507,17 +507,6 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         self._query_plan = self._make_plan(n_samples, *public, epsilon=self.epsilon)
         return self._privacy_spend(self._query_plan.epsilon, self.delta)
 
-    def _reserve(self, spend):
-        """Book ``spend`` in the accountant (if any) as this fit's spend of record.
-
-        What :meth:`~skprivate.base.DPEstimatorMixin._reserve_plan` does with a plan made
-        from ``n``, for a spend that reads no ``n`` (see :meth:`_plan_on_count`).
-        """
-        self.__dict__.pop("_reserved_spend", None)
-        if self.accountant is not None:
-            self.accountant.spend(spend)
-        self._reserved_spend = spend
-
     def _plan_on_count(self, n_private, n_public, n_classes, n_owners, rng):
         """Release the number of private rows, plan the queries on it, reserve the spend.
 
