@@ -67,20 +67,6 @@ _EXPONENTIAL = (
 #: Every released value that carries continuous noise (see the module docstring).
 CONTINUOUS_RELEASES = (
     ContinuousRelease(
-        _DPSGD_LINEAR, ("coef_", "intercept_"), None, None, "the trained model",
-        "DP-SGD: Gaussian noise (NumPy ``Generator.normal``) on each step's sum of clipped "
-        "gradients; released only after the division by the expected batch, the smoothing "
-        "and many steps",
-    ),
-    ContinuousRelease(
-        _DPSGD_LINEAR, ("offset_", "row_scale_"), '``max_grad_norm="auto"`` (the default)',
-        _param_is("max_grad_norm", "auto"),
-        "the private mean row and root mean squared centred norm (over 3) the rows were "
-        "centred and scaled by",
-        "Gaussian mechanism (NumPy ``Generator.normal``) on the sum of norm-clipped rows and "
-        "of their squared norms, the clip read from a noisy histogram of row norms",
-    ),
-    ContinuousRelease(
         _NETS, ("module_",), None, None, "the network's weights (``module_.state_dict()``)",
         "DP-SGD: Gaussian noise on each step's sum of clipped per-sample gradients, drawn "
         "by NumPy ``Generator.standard_normal`` from the fit's ChaCha20 generator and moved "
@@ -153,6 +139,22 @@ CONTINUOUS_RELEASES = (
 #: function of such releases and public numbers only. Same fields as
 #: :data:`CONTINUOUS_RELEASES`; ``mechanism`` names the discrete noise.
 SECURE_RELEASES = (
+    ContinuousRelease(
+        _DPSGD_LINEAR, ("coef_", "intercept_"), None, None, "the trained model",
+        "DP-SGD with rounded Gaussian noise (``rounded_gaussian_mechanism``): each step's "
+        "clipped sum rounded to a power-of-two grid plus exact rounded Gaussian integer "
+        "noise, a post-processing of the subsampled Gaussian mechanism "
+        "(``set_config(secure_noise=False)`` restores NumPy's floating-point "
+        "``Generator.normal``)",
+    ),
+    ContinuousRelease(
+        _DPSGD_LINEAR, ("offset_", "row_scale_"), '``max_grad_norm="auto"`` (the default)',
+        _param_is("max_grad_norm", "auto"),
+        "the private mean row and root mean squared centred norm (over 3) the rows were "
+        "centred and scaled by",
+        "rounded Gaussian mechanism on the histogram of row norms and on the sums of "
+        "norm-clipped rows and of their squared norms (as the steps)",
+    ),
     ContinuousRelease(
         _DROPOUT, ("lambda_noisy_", 'privacy_report_["lambda_noisy"]'), None, None,
         "the noisy leave-one-out support of the rarest feature (propose-test-release)",

@@ -16,7 +16,7 @@ def _bits(rng):
 
 
 def test_secure_generator_is_the_default():
-    assert get_config() == {"secure_generator": True}
+    assert get_config() == {"secure_generator": True, "secure_noise": True}
     assert _bits(check_rng()) == "ChaCha"
 
 
@@ -108,3 +108,35 @@ def test_int_random_state_unaffected_by_the_setting():
     with config_context(secure_generator=False):
         a = _fit(random_state=3).coef_
     np.testing.assert_array_equal(_fit(random_state=3).coef_, a)
+
+
+# --- secure_noise: how DP-SGD's Gaussian noise is released ---------------------------------
+
+
+def test_secure_noise_is_the_default_and_the_report_says_which():
+    report = _fit(random_state=0).privacy_report_
+    assert report["noise"].startswith("rounded Gaussian on a power-of-two grid")
+    with config_context(secure_noise=False):
+        report = _fit(random_state=0).privacy_report_
+    assert report["noise"].startswith("floating-point Gaussian (NumPy)")
+    assert "secure_noise=False" in report["noise"]
+
+
+def test_secure_noise_changes_the_draws_not_the_plan():
+    secure = _fit(random_state=4)
+    with config_context(secure_noise=False):
+        plain = _fit(random_state=4)
+    assert secure.epsilon_ == plain.epsilon_
+    assert secure.noise_multiplier_ == plain.noise_multiplier_
+    assert secure.n_steps_ == plain.n_steps_
+    assert not np.array_equal(secure.coef_, plain.coef_)
+    # The rounded release's noise is as large, within the grid's 2**-10: the models agree
+    # up to the noise.
+    np.testing.assert_allclose(secure.offset_, plain.offset_, atol=1.0)
+
+
+@pytest.mark.parametrize("bad", [1, "no"])
+def test_secure_noise_bad_value_is_refused(bad):
+    with pytest.raises(TypeError, match="secure_noise must be True, False or None"):
+        set_config(secure_noise=bad)
+    assert get_config()["secure_noise"] is True

@@ -336,7 +336,7 @@ def run_dplssgd(
     fit_intercept,
     average,
     rng,
-    noise,
+    release,
     verbose=0,
     name="DPLSSGD",
     expected_batch=None,
@@ -346,7 +346,8 @@ def run_dplssgd(
 ):
     """Run ``n_steps`` noisy steps from zero and return ``(coef, intercept)``.
 
-    ``noise(sigma, size, rng)`` draws the Gaussian noise (skprivate.mechanisms.gaussian_noise);
+    ``release(value, sensitivity, noise_multiplier, rng)`` releases a step's clipped sum with
+    Gaussian noise (:mod:`skprivate._dpsgd._release`);
     ``rng`` is the generator the noise and the batch sampler's secret key come from (the key
     is its first draw). ``average``: False or
     None returns the last iterate; True the mean of all iterates; an int ``k`` the mean of the
@@ -397,7 +398,6 @@ def run_dplssgd(
         max_grad_norm=max_grad_norm, fit_intercept=fit_intercept, scale=a, shift=m,
     )
     smooth = make_block_smoother(n_coef, n_params, smoothing, smoothing_order, smoothing_blocks)
-    noise_std = noise_multiplier * max_grad_norm
     # Dividing by the expected batch size, a public number, keeps the step data-independent in
     # scale (dividing by the drawn batch size would make the step size itself private).
     # A private search passes the expected batch of its run's public planned size instead of
@@ -411,10 +411,13 @@ def run_dplssgd(
         # Steps 1-2: the clipped sum over this step's Poisson sample, wherever the rows live,
         # taken on the transformed rows a x - m (never formed).
         grad_coef, grad_intercept = step_sum(step, coef, intercept)
-        flat = noise(noise_std, n_params, rng)
-        flat[:n_coef] += grad_coef.ravel()
+        exact = np.empty(n_params)
+        exact[:n_coef] = grad_coef.ravel()
         if fit_intercept:
-            flat[n_coef:] += grad_intercept
+            exact[n_coef:] = grad_intercept
+        # Step 3: the one release of the step (the Gaussian mechanism on the clipped sum,
+        # L2 sensitivity max_grad_norm under add/remove).
+        flat = release(exact, max_grad_norm, noise_multiplier, rng)
         flat /= expected_batch
         # From here on only the noisy sum and public values are used: post-processing (Dwork
         # and Roth 2014, Prop. 2.1; slide "DP-LSSGD - Recap"), so for every smoothing strength

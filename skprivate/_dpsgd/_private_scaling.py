@@ -40,11 +40,11 @@ _EDGES = 2.0 ** np.arange(-30, 31).astype(float)
 _SIGNIFICANT = 3.5
 
 
-def private_row_statistics(X, sq_norms, *, sigma_hist, sigma_mean, rng, noise, n_public=None):
+def private_row_statistics(X, sq_norms, *, sigma_hist, sigma_mean, rng, release, n_public=None):
     """Noisy ``(offset, scale, clip_norm)`` of the rows of ``X`` (see the module docstring).
 
-    ``sq_norms`` are the squared row norms; ``noise(std, size, rng)`` draws the Gaussian
-    noise; sums are divided by ``n_public``, the number of rows the fit planned on (its
+    ``sq_norms`` are the squared row norms; ``release(value, sensitivity, noise_multiplier,
+    rng)`` adds the Gaussian noise (:mod:`skprivate._dpsgd._release`); sums are divided by ``n_public``, the number of rows the fit planned on (its
     noisy count, a declared public ``n`` or a private search's planned size; default: the
     rows of ``X``). ``offset`` has shape
     ``(n_features,)``; ``scale > 0``. When the fullest noisy bin holds fewer than
@@ -64,7 +64,8 @@ def private_row_statistics(X, sq_norms, *, sigma_hist, sigma_mean, rng, noise, n
     else:
         norms = np.sqrt(sq_norms)
         counts = np.bincount(np.searchsorted(_EDGES, norms), minlength=_EDGES.size + 1)
-    noisy = counts + noise(sigma_hist, counts.size, rng)
+    # One row lies in one bin: L2 sensitivity 1, noise multiplier sigma_hist.
+    noisy = release(counts.astype(np.float64), 1.0, sigma_hist, rng)
     mode = int(np.argmax(noisy))
     if noisy[mode] < _SIGNIFICANT * sigma_hist:
         return None, 1.0, None
@@ -75,7 +76,9 @@ def private_row_statistics(X, sq_norms, *, sigma_hist, sigma_mean, rng, noise, n
         total, total_sq = dask_clipped_row_sums(X, clip_norm)
     else:
         total, total_sq = clipped_row_sums(X, clip_norm)
-    released = np.append(total, total_sq) + noise(math.sqrt(2.0) * sigma_mean, n_features + 1, rng)
+    # One row moves the clipped sum by <= 1 and the squared norms' sum by <= 1 (in units of
+    # clip_norm): L2 sensitivity sqrt(2), noise std sqrt(2) sigma_mean.
+    released = release(np.append(total, total_sq), math.sqrt(2.0), sigma_mean, rng)
     offset = clip_norm * released[:-1] / n_samples
     mean_sq = clip_norm**2 * released[-1] / n_samples
     # E||x - m||^2 = E||x||^2 - ||m||^2 for the clipped rows; the floor keeps a noisy release

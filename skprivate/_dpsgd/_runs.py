@@ -98,6 +98,8 @@ class DPSGDFitMixin(DPSGDPlanMixin):
                 "gradient (post-processing)"
             ),
             "accountant": f"{self.accounting.upper()} (dp-accounting), composed over steps",
+            # how the Gaussian noise was released (skprivate._dpsgd._release), where recorded
+            **({"noise": self._release_noise} if "_release_noise" in self.__dict__ else {}),
             "noise_multiplier": plan.noise_multiplier,
             "sample_rate": plan.sample_rate,
             "expected_batch_size": plan.batch_size,

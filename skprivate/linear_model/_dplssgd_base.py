@@ -21,10 +21,10 @@ from .._dpsgd._plan import (
     auto_learning_rate,
 )
 from .._dpsgd._private_scaling import private_row_statistics
+from .._dpsgd._release import describe_release, gaussian_release
 from .._dpsgd._runs import DPSGDFitMixin
 from .._forecast import value_needed, warn_forecast
 from ..base import DPEstimatorMixin
-from ..mechanisms import gaussian_noise
 from ..utils._threads import bounded_threads
 
 __all__ = []
@@ -156,6 +156,8 @@ class _BaseDPLSSGD(DPSGDFitMixin, DPEstimatorMixin):
         if isinstance(self, ClassifierMixin):  # calibrated on classifiers only
             _forecast_rows_epsilon(self, public_n, X.shape[1], n_outputs)
         learning_rate, clip, average = self._resolved(plan, public_n)
+        release = gaussian_release()
+        self._release_noise = describe_release(release)
         offset, row_scale = None, 1.0
         if plan.stats_noise_multipliers:
             # Private centring and scaling (skprivate._dpsgd._private_scaling); its two
@@ -163,7 +165,7 @@ class _BaseDPLSSGD(DPSGDFitMixin, DPEstimatorMixin):
             sigma_hist, sigma_mean = plan.stats_noise_multipliers
             offset, scale, _ = private_row_statistics(
                 X, squared_row_norms(X), sigma_hist=sigma_hist, sigma_mean=sigma_mean,
-                rng=rng, noise=gaussian_noise, n_public=public_n,
+                rng=rng, release=release, n_public=public_n,
             )
             # scale / 3: the rows' root mean squared norm becomes 3 (see skprivate._dpsgd._plan); a
             # histogram too noisy to read leaves the rows as given (scale 1, no offset).
@@ -188,7 +190,7 @@ class _BaseDPLSSGD(DPSGDFitMixin, DPEstimatorMixin):
             fit_intercept=bool(self.fit_intercept),
             average=average,
             rng=rng,
-            noise=gaussian_noise,
+            release=release,
             verbose=self.verbose,
             name=type(self).__name__,
             expected_batch=plan.sample_rate * public_n,

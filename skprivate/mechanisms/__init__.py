@@ -6,7 +6,9 @@ calibration :func:`gaussian_sigma` of Balle and Wang 2018), and exact integer-va
 counting queries (:func:`discrete_laplace_noise`, :func:`discrete_gaussian_noise`, after
 Canonne, Kamath and Steinke 2020). Real-valued statistics are released without floating-point
 exposure by :func:`granular_laplace_mechanism` and :func:`granular_gaussian_mechanism`: the
-statistic rounded to a power-of-two grid plus exact integer noise on it. Every sampler takes
+statistic rounded to a power-of-two grid plus exact integer noise on it;
+:func:`rounded_gaussian_mechanism` adds exact *rounded* Gaussian noise, a post-processing of
+the continuous Gaussian mechanism, so that every Gaussian plan's accounting carries over. Every sampler takes
 ``random_state``, resolved by :func:`check_rng`: ``None`` (the default, and the only choice
 that keeps the privacy guarantee) draws from a cryptographically secure generator (ChaCha20)
 keyed from the operating system's entropy (see :func:`skprivate.set_config`); an int gives
@@ -34,6 +36,8 @@ from ._secure import (
     granular_gaussian_plan,
     granular_laplace_mechanism,
     granular_laplace_plan,
+    rounded_gaussian_mechanism,
+    rounded_gaussian_plan,
 )
 
 # Listed in full (repeating the submodules' __all__) so tools that read the package's
@@ -56,4 +60,6 @@ __all__ = [
     "is_reproducible",
     "laplace_mechanism",
     "laplace_noise",
+    "rounded_gaussian_mechanism",
+    "rounded_gaussian_plan",
 ]

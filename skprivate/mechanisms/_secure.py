@@ -63,7 +63,13 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._discrete import discrete_gaussian_noise, discrete_laplace_noise
+from ._discrete import (
+    _GAUSSIAN_NUMERATOR_BITS,
+    _round_up_rational,
+    discrete_gaussian_noise,
+    discrete_laplace_noise,
+)
+from ._rounded import sample_rounded_gaussian
 from ._rng import check_rng
 from ._validation import EPSILON_HINT, SENSITIVITY_HINT, check_positive, exact_fraction
 
@@ -72,6 +78,8 @@ __all__ = [
     "granular_gaussian_plan",
     "granular_laplace_mechanism",
     "granular_laplace_plan",
+    "rounded_gaussian_mechanism",
+    "rounded_gaussian_plan",
 ]
 
 #: The grid is 2**-GRID_BITS of the noise scale and of the per-coordinate sensitivity.
@@ -355,3 +363,113 @@ def granular_gaussian_mechanism(value, sensitivity, sigma, random_state=None):
     """
     plan = granular_gaussian_plan(sensitivity, sigma, _dimension_of(value))
     return _granular(value, plan, discrete_gaussian_noise, random_state)
+
+
+def rounded_gaussian_plan(sensitivity, noise_multiplier, dimension=1):
+    """Grid and noise of a rounded-Gaussian release with a continuous Gaussian's guarantee.
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity ``Delta > 0`` of the real-valued statistic.
+    noise_multiplier : float
+        The continuous Gaussian plan's ``sigma / Delta`` (``> 0``): the release has every
+        guarantee of the Gaussian mechanism with this noise multiplier, the exact curve,
+        privacy-loss distributions and Poisson subsampling included.
+    dimension : int, default=1
+        Number of coordinates ``d`` of the statistic.
+
+    Returns
+    -------
+    plan : namedtuple GranularPlan (gamma, lattice_sensitivity, scale)
+        ``gamma`` as in :func:`granular_gaussian_plan` for ``sigma = noise_multiplier *
+        Delta``; ``lattice_sensitivity`` ``L`` (the same bound); ``scale`` the *variance*
+        ``S >= (noise_multiplier * L)**2`` in grid units, an exact rational rounded up.
+
+    See Also
+    --------
+    rounded_gaussian_mechanism : The release that uses this plan.
+
+    Notes
+    -----
+    The statistic rounded to the grid is an integer vector of L2 sensitivity at most ``L``
+    (module docstring, bound (R)); the release adds ``round(X)``, ``X ~ N(0, S I)``, to it,
+    which equals ``round(f + X)``: a post-processing of the Gaussian mechanism with noise
+    multiplier ``sqrt(S) / L >= noise_multiplier`` on that integer statistic (Dwork and Roth
+    2014, Proposition 2.1), and of its Poisson-subsampled version when the statistic is a
+    sum over a Poisson sample. In real units the noise's standard deviation is
+    ``gamma sqrt(S + 1/12)``-ish, at most a relative ``2**-10`` above ``noise_multiplier *
+    Delta`` plus the rounding's.
+
+    Examples
+    --------
+    >>> from skprivate.mechanisms import rounded_gaussian_plan
+    >>> plan = rounded_gaussian_plan(1.0, 2.0)
+    >>> plan.gamma, plan.lattice_sensitivity, plan.scale
+    (0.0009765625, Fraction(1024, 1), Fraction(4194304, 1))
+    """
+    check_positive(noise_multiplier, "noise_multiplier", hint="Pass the Gaussian plan's "
+                   "noise multiplier (standard deviation over sensitivity).")
+    check_positive(sensitivity, "sensitivity", hint=SENSITIVITY_HINT)
+    sigma = float(noise_multiplier) * float(sensitivity)
+    if not math.isfinite(sigma) or sigma <= 0:
+        raise ValueError(
+            f"noise_multiplier * sensitivity must be a positive finite number; got "
+            f"{noise_multiplier!r} * {sensitivity!r}. Pass smaller values."
+        )
+    plan = granular_gaussian_plan(sensitivity, sigma, dimension)
+    s = exact_fraction(noise_multiplier) * plan.lattice_sensitivity
+    return GranularPlan(plan.gamma, plan.lattice_sensitivity,
+                        _round_up_rational(s * s, _GAUSSIAN_NUMERATOR_BITS))
+
+
+def rounded_gaussian_mechanism(value, sensitivity, noise_multiplier, random_state=None):
+    """Release ``value`` with a continuous Gaussian mechanism's guarantee, on a dyadic grid.
+
+    Parameters
+    ----------
+    value : float or array-like of float
+        The exact statistic.
+    sensitivity : float
+        Its L2 sensitivity ``Delta > 0``.
+    noise_multiplier : float
+        ``sigma / Delta`` of the Gaussian mechanism whose guarantee the release keeps.
+    random_state : None, int or numpy.random.Generator, default=None
+        As in :func:`granular_laplace_mechanism`.
+
+    Returns
+    -------
+    released : float or ndarray of float64
+        ``gamma * (round(value / gamma) + R)``, ``R`` exact rounded Gaussian noise of
+        variance parameter ``S`` (:func:`rounded_gaussian_plan`): every entry is a multiple of
+        ``gamma``.
+
+    See Also
+    --------
+    rounded_gaussian_plan : The grid and noise used, and why the guarantee carries over.
+    granular_gaussian_mechanism : Discrete Gaussian noise instead (zCDP only).
+    gaussian_mechanism : The floating-point analogue.
+
+    Notes
+    -----
+    Unlike the discrete Gaussian, whose Renyi divergences match the continuous Gaussian's
+    but whose privacy-loss distribution does not, the rounded Gaussian is a post-processing
+    of the continuous Gaussian mechanism, so a plan accounted with the continuous Gaussian's
+    exact curve, a PLD or the subsampled Gaussian's accountant stays valid as it is. The
+    sampler (:mod:`skprivate.mechanisms._rounded`) uses integer arithmetic only, and
+    floating point only where a rigorous error bound decides.
+
+    Examples
+    --------
+    >>> from skprivate.mechanisms import rounded_gaussian_mechanism
+    >>> out = rounded_gaussian_mechanism([1.0, 2.0], 1.0, 4.0, random_state=0)
+    >>> bool(all((out / 2.0**-11) % 1 == 0))
+    True
+    """
+    plan = rounded_gaussian_plan(sensitivity, noise_multiplier, _dimension_of(value))
+    return _granular(value, plan, _rounded_noise, random_state)
+
+
+def _rounded_noise(scale, size, random_state):
+    # ``scale`` is the exact variance S of the plan (a Fraction).
+    return sample_rounded_gaussian(scale, int(np.prod(size)), random_state).reshape(size)

@@ -25,7 +25,8 @@ from skprivate._dpsgd._numpy_loop import (
     residual_function,
     run_dplssgd,
 )
-from skprivate.mechanisms import discrete_laplace_noise, gaussian_noise
+from skprivate._dpsgd._release import SecureGaussianRelease, _float_release
+from skprivate.mechanisms import discrete_laplace_noise
 from skprivate.smoothing import laplacian_smooth
 
 pytestmark = pytest.mark.filterwarnings("ignore::skprivate.exceptions.PrivacyLeakWarning")
@@ -282,17 +283,20 @@ def reference_dplssgd(
     rng=None,
     steps=None,
     n_plan=None,
+    release=None,
 ):
     """Textbook DP-(LS)SGD written independently of the estimator's loop.
 
     It consumes the generator in the documented order (the batch sampler's 128-bit key, then
-    one noise vector per step) and draws each step's batch from the documented Philox stream
+    one noise vector per step, released by ``release``, the fit's noise stream: by default a
+    new :class:`SecureGaussianRelease`, as a fit's) and draws each step's batch from the documented Philox stream
     (:func:`reference_poisson_sample`), so with the same seed it must give the same numbers
     bit for bit. ``average``: False, True, or the number of first steps left out of the
     average. ``n_plan``: the number of rows planned on (a noisy count; default the rows of
     ``X``): the rate is ``batch_size / n_plan`` and the sum is divided by ``batch_size``.
     """
     rng = np.random.default_rng(seed) if rng is None else rng
+    release = SecureGaussianRelease() if release is None else release
     key = rng.integers(0, 2**64, size=2, dtype=np.uint64)
     n, d = X.shape
     K = 1 if n_classes == 2 else n_classes
@@ -312,7 +316,7 @@ def reference_dplssgd(
         gW, gb = clipped_gradient_sum(X[idx], y[idx], W, b, residual, C, fit_intercept)
         parts = [gW.ravel()] + ([gb] if fit_intercept else [])
         flat = np.concatenate(parts)
-        flat += gaussian_noise(z * C, flat.size, rng)
+        flat = release(flat, C, z, rng)
         flat /= q * n_plan
         if sigma > 0 and blocks == "global":
             flat = laplacian_smooth(flat, sigma)
@@ -705,10 +709,11 @@ def test_auto_fit_matches_reference_pipeline(small_problem, public):
     counts = np.array([np.sum(norms <= edges[0])] + [
         np.sum((norms > lo) & (norms <= hi)) for lo, hi in zip(edges[:-1], edges[1:])
     ] + [np.sum(norms > edges[-1])])
-    R = edges[np.argmax(counts + gaussian_noise(sigma_hist, counts.size, rng))]
+    release_noise = SecureGaussianRelease()  # the fit's noise stream, drawn in the same order
+    R = edges[np.argmax(release_noise(counts.astype(float), 1.0, sigma_hist, rng))]
     clipped = X * np.minimum(1.0, R / norms)[:, None]
     release = np.append(clipped.sum(axis=0) / R, np.sum(clipped**2) / R**2)
-    release += gaussian_noise(np.sqrt(2) * sigma_mean, release.size, rng)
+    release = release_noise(release, np.sqrt(2), sigma_mean, rng)
     offset = R * release[:-1] / n_plan
     scale = np.sqrt(R**2 * release[-1] / n_plan - offset @ offset) / 3.0
     assert clf.row_scale_ == pytest.approx(scale, rel=1e-12)
@@ -727,6 +732,7 @@ def test_auto_fit_matches_reference_pipeline(small_problem, public):
         z=clf.noise_multiplier_, C=0.3, lr=clf.learning_rate_, batch_size=128,
         max_iter=1, sigma=0.0, blocks="per_tensor", alpha=0.0, fit_intercept=True,
         average=steps // 2, seed=None, rng=rng, steps=steps, n_plan=n_plan,
+        release=release_noise,
     )
     np.testing.assert_allclose(clf.coef_, W / scale, rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(clf.intercept_, b - (W / scale) @ offset, rtol=1e-8, atol=1e-10)
@@ -819,7 +825,7 @@ def test_tail_average_of_the_core_loop(small_problem):
     common = dict(residual=residual_function("log_loss", 3), n_outputs=3, sample_rate=0.2,
                   noise_multiplier=1.0, max_grad_norm=1.0, learning_rate=0.5, alpha=0.0,
                   smoothing=0.0, smoothing_order=1, smoothing_blocks="per_tensor",
-                  fit_intercept=True, noise=gaussian_noise)
+                  fit_intercept=True, release=_float_release)
     tail, _ = run_dplssgd(X, y, n_steps=10, average=6, rng=np.random.default_rng(1), **common)
     finals = [run_dplssgd(X, y, n_steps=t, average=False, rng=np.random.default_rng(1),
                           **common)[0] for t in range(7, 11)]
