@@ -199,7 +199,8 @@ def make_bounded_preprocessor(numeric=None, categorical=None, *, log1p=(), fill_
         Edges are uniform over each declared range, uniform in ``log1p`` for the
         ``log1p`` columns; each bin becomes an indicator column, so a linear model fits a
         step function per column. None (the default) scales every numeric column.
-        ``n_bins=16`` is the recipe for tables of thousands of rows (see Notes).
+        ``n_bins=16`` is the recipe for tables of thousands of rows (see Notes); the
+        default stays scaling, which is better on small tables.
     keep_scaled : bool, default=False
         With ``n_bins``, also keep the binned columns scaled (a linear term beside the
         steps).
@@ -219,6 +220,24 @@ def make_bounded_preprocessor(numeric=None, categorical=None, *, log1p=(), fill_
     BoundedKBinsDiscretizer : The binned numeric part.
     skprivate.accounting.leaking_steps : Which steps of a pipeline learn from the rows.
     skprivate.datasets.make_adult_preprocessor : This helper with the Adult codebook.
+
+    Notes
+    -----
+    Binned or scaled, the output of a row is a function of that row and the declared
+    parameters, so the transformer costs no privacy: a map applied to each row alone,
+    fixed before the data, sends data sets that differ by one row to data sets that differ
+    by at most one row, and the private estimator's add/remove guarantee holds for the
+    original rows.
+
+    ``benchmarks/public_bins.py`` (``DPLSSGDClassifier`` defaults, 3 seeds, epsilon
+    0.5 / 1 / 2) measured ``n_bins`` 8, 16 and 32 against scaling. Bins win where there
+    are thousands of rows: Adult 0.856 / 0.857 / 0.858 with 16 bins against 0.848 /
+    0.847 / 0.847 scaled (non-private logistic regression: 0.857 on the bins, 0.847
+    scaled); a 15,000-row table with non-monotone effects 0.804 against 0.713. They lose
+    on breast cancer's 398 rows (0.815 / 0.875 / 0.910 against 0.926 / 0.930 / 0.942):
+    each bin is one more weight to learn under noise. So binning is the recipe for large
+    tables and scaling stays the default. ``keep_scaled=True`` added nothing on these
+    tables.
 
     Examples
     --------
