@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import KBinsDiscretizer
 
 from skprivate.accounting import leaking_steps, total_privacy_cost
 from skprivate.exceptions import PrivacyLeakWarning
@@ -203,3 +205,13 @@ def test_bounded_preprocessor_with_bins_in_a_private_pipeline():
         pipe.fit(df, y)
     cost = total_privacy_cost(pipe)
     assert cost.leaks == [] and cost.basic_epsilon == pytest.approx(0.5)
+
+
+def test_scikit_learns_discretizer_is_a_leak_whose_remedy_is_this_one():
+    leaky = make_pipeline(KBinsDiscretizer(n_bins=4), DPLSSGDClassifier(classes=[0, 1]))
+    [step] = leaking_steps(leaky)
+    assert "bin edges from the rows" in step.learns
+    assert "BoundedKBinsDiscretizer" in step.remedy
+    free = make_pipeline(BoundedKBinsDiscretizer(bounds=(0, 10), n_bins=4),
+                         DPLSSGDClassifier(classes=[0, 1]))
+    assert leaking_steps(free) == []
