@@ -28,7 +28,7 @@ ESTIMATORS = all_estimators()
 # ``epsilon`` is a loss threshold (the documented exception of the style guide).
 NOT_PRIVATE = {"DropoutSGDClassifier", "DropoutSGDRegressor", "GEMSCombiner",
                # learns nothing from the rows: every parameter is declared (no budget)
-               "BoundedScaler"}
+               "BoundedScaler", "BoundedKBinsDiscretizer"}
 PRIVATE = [(name, cls) for name, cls in ESTIMATORS if name not in NOT_PRIVATE]
 # Estimators whose own fit takes (X, y) alone; PATE and GEMS need public points or parties,
 # which the checks below supply through thin subclasses and other tests supply by hand.
@@ -41,6 +41,7 @@ FACTORIES = {
     "PrivateGridSearchCV": lambda: _private_search("PrivateGridSearchCV"),
     # its ranges are required: no default range fits every table
     "BoundedScaler": lambda: _bounded_scaler(),
+    "BoundedKBinsDiscretizer": lambda: _bounded_binner(),
 }
 
 
@@ -48,6 +49,12 @@ def _bounded_scaler():
     from skprivate.preprocessing import BoundedScaler
 
     return BoundedScaler(bounds=(-100.0, 100.0))
+
+
+def _bounded_binner():
+    from skprivate.preprocessing import BoundedKBinsDiscretizer
+
+    return BoundedKBinsDiscretizer(bounds=(-100.0, 100.0))
 
 
 def _private_search(name):

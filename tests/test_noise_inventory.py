@@ -42,6 +42,9 @@ Y = _Y[_ORDER]
 # neither here nor in CONFIGS, so a new estimator cannot be missed.
 NO_NOISE = {
     "BoundedScaler": "declared ranges only: it has no random_state and learns nothing",
+    "BoundedKBinsDiscretizer": (
+        "declared ranges or edges only: it has no random_state and learns nothing"
+    ),
     "DropoutSGDClassifier": "not private: its randomness is dropout masks and batches",
     "DropoutSGDRegressor": "not private: its randomness is dropout masks and batches",
     "GEMSCombiner": (

@@ -49,6 +49,11 @@ REMEDY_NUMERIC = (
     "skprivate.preprocessing) with public bounds, or scale with declared public ranges: "
     "skprivate.preprocessing.make_bounded_preprocessor(numeric={column: (low, high)})"
 )
+REMEDY_BINS = (
+    "bin with edges from declared public ranges: skprivate.preprocessing."
+    "BoundedKBinsDiscretizer(bounds=(low, high)) or make_bounded_preprocessor(numeric="
+    "{column: (low, high)}, n_bins=16)"
+)
 REMEDY_CATEGORICAL = (
     "declare the categories (OneHotEncoder(categories=[[...], ...]) or "
     "skprivate.preprocessing.make_bounded_preprocessor(categorical={column: [...]})), or use "
@@ -91,7 +96,7 @@ _KNOWN = {
     "RobustScaler": ("the median and quantiles of each feature", REMEDY_NUMERIC),
     "QuantileTransformer": ("the quantiles of each feature", REMEDY_NUMERIC),
     "PowerTransformer": ("a power per feature and the mean and variance", REMEDY_NUMERIC),
-    "KBinsDiscretizer": ("bin edges from the rows", REMEDY_NUMERIC),
+    "KBinsDiscretizer": ("bin edges from the rows", REMEDY_BINS),
     "SplineTransformer": ("knots at quantiles of the rows", REMEDY_NUMERIC),
     "OneHotEncoder": ("the categories present in the rows", REMEDY_CATEGORICAL),
     "OrdinalEncoder": ("the categories present in the rows", REMEDY_CATEGORICAL),

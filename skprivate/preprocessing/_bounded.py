@@ -8,6 +8,7 @@ from sklearn.compose import ColumnTransformer
 from sklearn.preprocessing import OneHotEncoder as _SkOneHotEncoder
 
 from ..utils._validation import validate_numeric
+from ._binning import BoundedKBinsDiscretizer
 from ._common import check_transform_input
 
 __all__ = ["BoundedScaler", "make_bounded_preprocessor"]
@@ -166,13 +167,16 @@ class BoundedScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
 
 def make_bounded_preprocessor(numeric=None, categorical=None, *, log1p=(), fill_value=None,
-                              feature_range=(0.0, 1.0), remainder="drop"):
+                              feature_range=(0.0, 1.0), n_bins=None, keep_scaled=False,
+                              remainder="drop"):
     """A preprocessor for any table from declared ranges and categories: no privacy cost.
 
     It one-hot encodes the ``categorical`` columns with the declared category lists and
-    scales the ``numeric`` columns from their declared ranges (:class:`BoundedScaler`).
-    Nothing is read from the rows, so it can be fitted on private data in front of a
-    differentially private estimator and the pipeline's guarantee is that estimator's.
+    scales the ``numeric`` columns from their declared ranges (:class:`BoundedScaler`),
+    or, with ``n_bins``, one-hot encodes them in bins of their declared ranges
+    (:class:`BoundedKBinsDiscretizer`). Nothing is read from the rows, so it can be fitted
+    on private data in front of a differentially private estimator and the pipeline's
+    guarantee is that estimator's.
 
     Parameters
     ----------
@@ -188,21 +192,52 @@ def make_bounded_preprocessor(numeric=None, categorical=None, *, log1p=(), fill_
         ``{column: value}`` for missing numeric values; a column not listed gets the
         middle of its range.
     feature_range : tuple, default=(0.0, 1.0)
-        Output range of the numeric columns.
+        Output range of the scaled numeric columns.
+    n_bins : int, dict or None, default=None
+        Bin the numeric columns instead of scaling them: ``n_bins`` bins per column (an
+        int), or ``{column: n_bins}`` for the columns listed (the others are scaled).
+        Edges are uniform over each declared range, uniform in ``log1p`` for the
+        ``log1p`` columns; each bin becomes an indicator column, so a linear model fits a
+        step function per column. None (the default) scales every numeric column.
+        ``n_bins=16`` is the recipe for tables of thousands of rows (see Notes); the
+        default stays scaling, which is better on small tables.
+    keep_scaled : bool, default=False
+        With ``n_bins``, also keep the binned columns scaled (a linear term beside the
+        steps).
     remainder : {"drop", "passthrough"}, default="drop"
         What to do with the columns not listed.
 
     Returns
     -------
     ColumnTransformer
-        Unfitted; categorical block first, then numeric; dense float64 output; feature
-        names ``"<column>_<category>"`` and ``"<column>"``.
+        Unfitted; categorical block first, then scaled numeric, then binned numeric;
+        dense float64 output; feature names ``"<column>_<category>"``, ``"<column>"``
+        and ``"<column>_<bin>"``.
 
     See Also
     --------
-    BoundedScaler : The numeric part.
+    BoundedScaler : The scaled numeric part.
+    BoundedKBinsDiscretizer : The binned numeric part.
     skprivate.accounting.leaking_steps : Which steps of a pipeline learn from the rows.
     skprivate.datasets.make_adult_preprocessor : This helper with the Adult codebook.
+
+    Notes
+    -----
+    Binned or scaled, the output of a row is a function of that row and the declared
+    parameters, so the transformer costs no privacy: a map applied to each row alone,
+    fixed before the data, sends data sets that differ by one row to data sets that differ
+    by at most one row, and the private estimator's add/remove guarantee holds for the
+    original rows.
+
+    ``benchmarks/public_bins.py`` (``DPLSSGDClassifier`` defaults, 3 seeds, epsilon
+    0.5 / 1 / 2) measured ``n_bins`` 8, 16 and 32 against scaling. Bins win where there
+    are thousands of rows: Adult 0.856 / 0.857 / 0.858 with 16 bins against 0.848 /
+    0.847 / 0.847 scaled (non-private logistic regression: 0.857 on the bins, 0.847
+    scaled); a 15,000-row table with non-monotone effects 0.804 against 0.713. They lose
+    on breast cancer's 398 rows (0.815 / 0.875 / 0.910 against 0.926 / 0.930 / 0.942):
+    each bin is one more weight to learn under noise. So binning is the recipe for large
+    tables and scaling stays the default. ``keep_scaled=True`` added nothing on these
+    tables.
 
     Examples
     --------
@@ -217,6 +252,16 @@ def make_bounded_preprocessor(numeric=None, categorical=None, *, log1p=(), fill_
            [0.   , 0.   , 1.   ]])
     >>> list(prep.get_feature_names_out())
     ['sex_F', 'sex_M', 'age']
+
+    Binned instead of scaled, in three bins of [17, 90]:
+
+    >>> binned = make_bounded_preprocessor(numeric={"age": (17, 90)}, n_bins=3)
+    >>> binned.fit_transform(df)
+    array([[1., 0., 0.],
+           [0., 0., 1.],
+           [0., 0., 1.]])
+    >>> list(binned.get_feature_names_out())
+    ['age_0', 'age_1', 'age_2']
     """
     numeric = dict(numeric or {})
     categorical = dict(categorical or {})
@@ -232,12 +277,14 @@ def make_bounded_preprocessor(numeric=None, categorical=None, *, log1p=(), fill_
             "make_bounded_preprocessor: columns must be all names (str) or all positions "
             f"(int); got {keys!r}."
         )
+    binned = _binned_columns(numeric, n_bins)
     unknown = [k for k in log1p if k not in numeric]
     unknown += [k for k in (fill_value or {}) if k not in numeric]
+    unknown += [k for k in binned if k not in numeric]
     if unknown:
         raise ValueError(
-            f"make_bounded_preprocessor: log1p and fill_value name columns {unknown!r} that "
-            "are not in numeric; declare their ranges in numeric."
+            f"make_bounded_preprocessor: log1p, fill_value and n_bins name columns "
+            f"{unknown!r} that are not in numeric; declare their ranges in numeric."
         )
     transformers = []
     if categorical:
@@ -251,18 +298,35 @@ def make_bounded_preprocessor(numeric=None, categorical=None, *, log1p=(), fill_
             ),
             list(categorical),
         ))
-    if numeric:
-        ranges = np.asarray(list(numeric.values()), dtype=float)
-        fills = dict(fill_value or {})
+    fills = dict(fill_value or {})
+    scaled = [k for k in numeric if keep_scaled or k not in binned]
+    if scaled:
+        ranges = np.asarray([numeric[k] for k in scaled], dtype=float)
         transformers.append((
             "numeric",
             BoundedScaler(
                 bounds=(ranges[:, 0], ranges[:, 1]),
                 feature_range=feature_range,
-                log1p=[k in set(log1p) for k in numeric],
-                fill_value=[fills.get(k, (lo + hi) / 2.0) for k, (lo, hi) in numeric.items()],
+                log1p=[k in set(log1p) for k in scaled],
+                fill_value=[fills.get(k, (lo + hi) / 2.0) for k, (lo, hi) in
+                            ((k, numeric[k]) for k in scaled)],
             ),
-            list(numeric),
+            scaled,
+        ))
+    if binned:
+        ranges = np.asarray([numeric[k] for k in binned], dtype=float)
+        transformers.append((
+            "binned",
+            BoundedKBinsDiscretizer(
+                bounds=(ranges[:, 0], ranges[:, 1]),
+                n_bins=list(binned.values()),
+                strategy=["log" if k in set(log1p) else "uniform" for k in binned],
+                encode="onehot",
+                sparse_output=False,
+                fill_value=[fills.get(k, (lo + hi) / 2.0) for k, (lo, hi) in
+                            ((k, numeric[k]) for k in binned)],
+            ),
+            list(binned),
         ))
     return ColumnTransformer(
         transformers,
@@ -270,3 +334,21 @@ def make_bounded_preprocessor(numeric=None, categorical=None, *, log1p=(), fill_
         sparse_threshold=0.0,
         verbose_feature_names_out=False,
     )
+
+
+def _binned_columns(numeric, n_bins):
+    """``{column: n_bins}`` of the numeric columns to bin (empty for ``n_bins=None``)."""
+    if n_bins is None:
+        return {}
+    if isinstance(n_bins, dict):
+        binned = dict(n_bins)
+    else:
+        binned = dict.fromkeys(numeric, n_bins)
+    bad = {k: v for k, v in binned.items()
+           if not (isinstance(v, Integral) and not isinstance(v, bool) and v >= 2)}
+    if bad:
+        raise ValueError(
+            "make_bounded_preprocessor: n_bins must be an integer >= 2 or a dict {column: "
+            f"integer >= 2}}; got {n_bins!r}. For example n_bins=16."
+        )
+    return binned

@@ -125,7 +125,8 @@ def make_private_pipeline(*steps, epsilon=1.0, delta=1e-5,
     skprivate step set so that the whole pipeline is ``(epsilon, delta)``-DP by basic
     composition: the private preprocessing steps (inside ColumnTransformers too) share
     ``preprocessing_share`` of the budget equally, and the final estimator gets the rest.
-    Steps that cost nothing (declared categories, :class:`BoundedScaler`) get nothing.
+    Steps that cost nothing (declared categories, :class:`BoundedScaler`,
+    :class:`BoundedKBinsDiscretizer`) get nothing.
 
     Parameters
     ----------
