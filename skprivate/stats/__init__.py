@@ -1,4 +1,4 @@
-"""Differentially private statistics with NumPy's names: means, sums, counts, quantiles, histograms.
+"""Differentially private statistics with NumPy's names: means, counts, quantiles, histograms.
 
 Each function reads like its NumPy namesake (``a``, ``axis``, ``keepdims``, ``dtype``) and adds
 the privacy parameters of diffprivlib's ``tools`` (``bounds``, ``epsilon``, ``random_state``,

@@ -11,7 +11,7 @@ whose ``axis`` releases spend the full epsilon on each output entry.
 import math
 import warnings
 from fractions import Fraction
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -39,6 +39,18 @@ def check_epsilon(epsilon):
     return float(check_positive(epsilon, "epsilon", hint=EPSILON_HINT))
 
 
+def check_delta_param(delta):
+    """``delta`` as a float in [0, 1): 0 for pure DP (Laplace), > 0 for Gaussian noise."""
+    if isinstance(delta, bool) or not isinstance(delta, Real) or not math.isfinite(delta) \
+            or not 0 <= delta < 1:
+        raise ValueError(
+            f"delta must be a number in [0, 1); got {delta!r}. Use 0 (the default) for pure "
+            "differential privacy, or a small value such as 1e-6, well below 1/n, for "
+            "Gaussian noise."
+        )
+    return float(delta)
+
+
 def check_accountant(accountant):
     if accountant is not None and not isinstance(accountant, BudgetAccountant):
         raise TypeError(
@@ -47,10 +59,10 @@ def check_accountant(accountant):
         )
 
 
-def charge(accountant, name, epsilon, delta=0.0):
+def charge(accountant, name, epsilon, delta=0.0, event=None):
     """Book the release in ``accountant`` (if any) before any value of the data is read."""
     if accountant is not None:
-        accountant.spend(epsilon, delta, label=f"stats.{name}")
+        accountant.spend(epsilon, delta, event=event, label=f"stats.{name}")
 
 
 def split_epsilon(epsilon, weights):
@@ -164,7 +176,7 @@ def resolve_bounds(bounds, rows):
     return lower.copy(), upper.copy(), []
 
 
-def exact_sums(Y, extremes, present=None):
+def exact_sums(Y, extremes, present=None, norm="l1"):
     """Column sums of ``Y`` computed exactly on a fixed-point grid, and their L1 sensitivity.
 
     Parameters
@@ -177,16 +189,19 @@ def exact_sums(Y, extremes, present=None):
         (the transformations used are monotone on each side of their extremes).
     present : ndarray of bool of shape (n, k) or None
         Which entries count (None: all).
+    norm : {"l1", "both"}, default="l1"
+        Return the L1 sensitivity, or the pair (L1, L2).
 
     Returns
     -------
     sums : ndarray of float64, shape (k,)
         ``eta_j * sum_i round(Y[i, j] / eta_j)``, exact (every partial sum is an integer
         below ``2**53``).
-    sensitivity : float
+    sensitivity : float or tuple of float
         ``sum_j eta_j max |round(extremes[:, j] / eta_j)|``: one row added or removed moves
         the sums by at most this much in L1, *for the values the computer sums*, because
-        rounding is monotone and the row's rounded entries are bounded by the extremes'.
+        rounding is monotone and the row's rounded entries are bounded by the extremes'
+        (with ``norm="both"``, also the L2 norm of the same per-column bounds).
 
     Notes
     -----
@@ -205,13 +220,20 @@ def exact_sums(Y, extremes, present=None):
         raise ValueError("a has more than 2**31 rows along the reduced axes; split it.")
     totals = ints.sum(axis=0)
     bound = np.max(np.abs(_round_half_up(extremes / eta)), axis=0)
-    sensitivity = math.fsum(float(e) * int(b) for e, b in zip(eta, bound))
-    # fsum of at most k terms, each a power of two times an integer; round the total up so
-    # the stated sensitivity is never below the exact one.
-    exact = sum(Fraction(float(e)) * int(b) for e, b in zip(eta, bound))
-    while Fraction(sensitivity) < exact:
-        sensitivity = math.nextafter(sensitivity, math.inf)
-    return totals.astype(float) * eta, sensitivity
+    per_column = [Fraction(float(e)) * int(b) for e, b in zip(eta, bound)]  # exact
+    # Floats rounded up, so the stated sensitivities are never below the exact ones.
+    l1 = _float_at_least(sum(per_column))
+    l2 = math.sqrt(float(sum(c * c for c in per_column)))
+    while Fraction(l2) ** 2 < sum(c * c for c in per_column):
+        l2 = math.nextafter(l2, math.inf)
+    return totals.astype(float) * eta, (l1, l2) if norm == "both" else l1
+
+
+def _float_at_least(x):
+    value = float(x)
+    while Fraction(value) < x:
+        value = math.nextafter(value, math.inf)
+    return value
 
 
 def _round_half_up(x):
@@ -219,7 +241,7 @@ def _round_half_up(x):
     return (floor + (x - floor >= 0.5)).astype(np.int64)
 
 
-def finish(name, value, epsilon, delta, mechanism, caveats, random_state):
+def finish(name, value, epsilon, delta, mechanism, caveats, random_state, event=None):
     """The :class:`PrivateResult`, with the fixed-seed and large-epsilon caveats, and the
     one :class:`~skprivate.exceptions.PrivacyLeakWarning` of the call if any caveat holds."""
     caveats = list(caveats)
@@ -234,7 +256,9 @@ def finish(name, value, epsilon, delta, mechanism, caveats, random_state):
             PrivacyLeakWarning,
             stacklevel=_user_stacklevel(),
         )
-    return PrivateResult(value, float(epsilon), float(delta), mechanism, caveats, name)
+    result = PrivateResult(value, float(epsilon), float(delta), mechanism, caveats, name)
+    result._event = event
+    return result
 
 
 def as_fraction_quantile(q, name, scale=1):

@@ -29,8 +29,14 @@ STATS_DOCS = {
         the result's ``caveats`` record it."""),
     "epsilon": fragment("""
     epsilon : float, default=1.0
-        Privacy budget of the whole call (every output entry together), ``> 0``; the
-        release is epsilon-DP (pure DP, ``delta = 0``)."""),
+        Privacy budget of the whole call (every output entry together), ``> 0``."""),
+    "delta": fragment("""
+    delta : float, default=0.0
+        0 (the default): pure epsilon-DP with discrete Laplace noise. ``> 0``: discrete
+        Gaussian noise (granular Gaussian on the sums) calibrated in zero-concentrated DP
+        and converted once to ``(epsilon, delta)``; it pays off for many output columns
+        (the L2 sensitivity grows like ``sqrt(k)``, the L1 like ``k``). Keep it well below
+        ``1 / n``."""),
     "random_state": fragment("""
     random_state : None, int or numpy.random.Generator, default=None
         ``None`` (for releases) draws the noise from a cryptographically secure generator

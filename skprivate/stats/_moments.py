@@ -1,6 +1,6 @@
 """Private sums, counts, means, variances and standard deviations (and their nan-variants).
 
-Mechanisms (every release pure epsilon-DP under add/remove one row):
+Mechanisms (pure epsilon-DP under add/remove one row by default, ``delta = 0``):
 
 - a count: exact discrete Laplace noise (the geometric mechanism; Ghosh, Roughgarden and
   Sundararajan 2012; Dwork and Roth 2014, Theorem 3.6), sensitivity 1 per output column;
@@ -11,6 +11,18 @@ Mechanisms (every release pure epsilon-DP under add/remove one row):
 - a mean or variance: a noisy count and noisy sums of values centred at the midpoint of the
   bounds, composed by adding epsilons (basic composition, Dwork and Roth 2014, Theorem 3.16),
   then post-processing (Dwork and Roth 2014, Proposition 2.1).
+
+Gaussian option (``delta > 0``). The same parts with discrete Gaussian noise on the counts
+and the granular Gaussian mechanism on the sums (exact discrete Gaussian noise on a grid):
+each part is ``Delta_2**2 / (2 sigma**2)``-zCDP (Canonne, Kamath and Steinke 2020, Theorem 14;
+:mod:`skprivate.mechanisms._secure`), the parts' rhos add up (Bun and Steinke 2016, Lemma 2.3)
+to at most ``zcdp_rho(epsilon, delta)``, converted once to ``(epsilon, delta)``
+(:mod:`skprivate.accounting._zcdp`). Not the continuous Gaussian's exact curve, which does not
+hold for discrete noise. The noise does not depend on the data, so the spend carries
+``dp_accounting.ZCDpEvent(rho)`` for Renyi composition in a
+:class:`~skprivate.accounting.BudgetAccountant`. With ``k`` output columns the L2
+sensitivity grows like ``sqrt(k)`` against ``k`` for L1: Gaussian noise pays off for many
+columns.
 
 Why centred sums for the mean. Under add/remove the number of rows is private, so a mean
 needs a noisy count as well as a noisy sum; ``mean = m + sum(x_i - m) / n`` with ``m`` the
@@ -23,16 +35,26 @@ with ``h`` the half-range. The variance splits epsilon into thirds between the c
 centred sum and the centred sum of squares (sensitivity ``h**2``), for the same reason.
 """
 
+import functools
+import math
 from fractions import Fraction
 
 import numpy as np
 
-from ..mechanisms import check_rng, discrete_laplace_noise, granular_laplace_mechanism
+from ..accounting._zcdp import gaussian_sigma_for_rho, zcdp_rho
+from ..mechanisms import (
+    check_rng,
+    discrete_gaussian_noise,
+    discrete_laplace_noise,
+    granular_gaussian_mechanism,
+    granular_laplace_mechanism,
+)
 from ..utils._docstrings import Substitution
 from ._common import (
     Rows,
     charge,
     check_accountant,
+    check_delta_param,
     check_epsilon,
     exact_sums,
     finish,
@@ -54,100 +76,144 @@ __all__ = [
 ]
 
 
-def _start(name, a, axis, keepdims, epsilon, accountant, nan):
-    """Validate, charge the accountant, then (only then) look at the values."""
+class _Noise:
+    """The noise of a call's parts: discrete Laplace and granular Laplace (``delta = 0``,
+    epsilon split by basic composition), or discrete Gaussian and granular Gaussian
+    (``delta > 0``: the budget's zCDP ``rho = zcdp_rho(epsilon, delta)`` split among the
+    parts, whose rhos add up, Bun and Steinke 2016, Lemma 2.3; converted to
+    ``(epsilon, delta)`` once, Canonne, Kamath and Steinke 2020, Proposition 12). Fixed
+    from public numbers before the data are read."""
+
+    def __init__(self, epsilon, delta, weights):
+        self.gaussian = delta > 0
+        self.event = None
+        if self.gaussian:
+            import dp_accounting
+
+            rho = _budget_rho(epsilon, delta)
+            self.parts = split_epsilon(rho, weights)  # rhos, whose exact sum is <= rho
+            self.event = dp_accounting.ZCDpEvent(rho)
+            self.budget_text = f"rho split {', '.join(f'{p:.4g}' for p in self.parts)} (zCDP)"
+        else:
+            self.parts = split_epsilon(epsilon, weights)
+            self.budget_text = (f"epsilon split {', '.join(f'{p:.4g}' for p in self.parts)} "
+                                "(basic composition)")
+
+    def counts(self, part, exact, rng):
+        """``exact`` integer counts (one per column, a row adding 1 to each) with noise."""
+        k = exact.size
+        if self.gaussian:
+            # Discrete Gaussian on an integer query of L2 sensitivity sqrt(k): rho-zCDP with
+            # rho = k / (2 sigma**2) (Canonne, Kamath and Steinke 2020, Theorem 14).
+            sigma = gaussian_sigma_for_rho(_sqrt_up(k), self.parts[part])
+            noise = discrete_gaussian_noise(sigma, size=k, random_state=rng)
+            return exact + noise, f"discrete Gaussian of sigma {sigma:.4g}"
+        # Discrete Laplace of scale k / epsilon on a query of L1 sensitivity k: epsilon-DP
+        # (the geometric mechanism, Dwork and Roth 2014, Theorem 3.6).
+        scale = Fraction(k) / Fraction(self.parts[part])
+        noise = discrete_laplace_noise(scale, size=k, random_state=rng)
+        return exact + noise, f"discrete Laplace of scale {float(scale):.4g}"
+
+    def sums(self, part, Y, extremes, present, rng):
+        """Noisy exact column sums of ``Y`` and the text of their mechanism."""
+        totals, (l1, l2) = exact_sums(Y, extremes, present, norm="both")
+        if self.gaussian:
+            sigma = gaussian_sigma_for_rho(l2, self.parts[part])
+            noisy = granular_gaussian_mechanism(totals, l2, sigma, random_state=rng)
+            text = f"granular Gaussian of sigma {sigma:.4g} (L2 sensitivity {l2:.6g})"
+        else:
+            noisy = granular_laplace_mechanism(totals, l1, self.parts[part], random_state=rng)
+            text = f"granular Laplace (L1 sensitivity {l1:.6g})"
+        return np.atleast_1d(noisy), text
+
+
+# The same (epsilon, delta) recurs in a session (a summary at a fixed budget); solving for
+# its rho takes ~10 ms, more than the release.
+_budget_rho = functools.lru_cache(maxsize=128)(zcdp_rho)
+
+
+def _sqrt_up(k):
+    """A float ``>= sqrt(k)`` (the L2 norm of ``k`` unit changes), never below it."""
+    root = math.sqrt(k)
+    while Fraction(root) ** 2 < k:
+        root = math.nextafter(root, math.inf)
+    return root
+
+
+def _start(name, a, axis, keepdims, epsilon, delta, accountant, nan, weights):
+    """Validate, plan the noise, charge the accountant, then (only then) read the values."""
     epsilon = check_epsilon(epsilon)
+    delta = check_delta_param(delta)
     check_accountant(accountant)
     rows = Rows(a, axis, keepdims, name)
-    charge(accountant, name, epsilon)
+    noise = _Noise(epsilon, delta, weights)
+    charge(accountant, name, epsilon, delta, noise.event)
     if not nan:
         rows.check_no_nan()
-    return rows, epsilon
+    return rows, epsilon, delta, noise
 
 
-def _noisy_counts(rows, epsilon, rng, nan):
-    """The number of rows (one count) or of present values per column (nan), with noise.
-
-    A row adds 1 to the count, or to each column's count of present values: L1
-    sensitivity 1, or ``k`` for ``k`` columns; discrete Laplace of scale
-    ``sensitivity / epsilon`` (an exact rational, rounded up by the sampler) is epsilon-DP
-    (Dwork and Roth 2014, Theorem 3.6, for the geometric mechanism).
-    """
-    k = rows.n_outputs
-    if nan:
-        exact = (~np.isnan(rows.X)).sum(axis=0)
-        scale = Fraction(k) / Fraction(epsilon)
-        noisy = exact + discrete_laplace_noise(scale, size=k, random_state=rng)
-        return noisy, f"discrete Laplace of scale {float(scale):.4g} on each column's count"
-    scale = 1 / Fraction(epsilon)
-    noisy = rows.X.shape[0] + discrete_laplace_noise(scale, random_state=rng)
-    return np.full(k, noisy), f"discrete Laplace of scale {float(scale):.4g} on the row count"
-
-
-def _noisy_sums(Y, extremes, present, epsilon, rng):
-    """Noisy exact column sums of ``Y`` (granular Laplace; its L1 sensitivity)."""
-    totals, sensitivity = exact_sums(Y, extremes, present)
-    noisy = granular_laplace_mechanism(totals, sensitivity, epsilon, random_state=rng)
-    return np.atleast_1d(noisy), sensitivity
-
-
-def _sum(name, a, axis, dtype, keepdims, bounds, epsilon, random_state, accountant, nan):
-    rows, epsilon = _start(name, a, axis, keepdims, epsilon, accountant, nan)
+def _sum(name, a, axis, dtype, keepdims, bounds, epsilon, delta, random_state, accountant,
+         nan):
+    rows, epsilon, delta, noise = _start(name, a, axis, keepdims, epsilon, delta, accountant,
+                                         nan, [1])
     lower, upper, caveats = resolve_bounds(bounds, rows)
     rng = check_rng(random_state)
     present = ~np.isnan(rows.X)
     Y = np.clip(rows.X, lower, upper)
-    noisy, sensitivity = _noisy_sums(Y, np.vstack([lower, upper]), present, epsilon, rng)
-    mechanism = (
-        f"granular Laplace on the sum of values clipped to the bounds (L1 sensitivity "
-        f"{sensitivity:.6g}: one row's largest |value| summed over the output entries)"
-    )
-    value = rows.shape_output(noisy, dtype)
-    return finish(name, value, epsilon, 0.0, mechanism, caveats, random_state)
+    noisy, text = noise.sums(0, Y, np.vstack([lower, upper]), present, rng)
+    mechanism = (f"{text} on the sum of values clipped to the bounds (one row's largest "
+                 "|value| per output entry)")
+    return finish(name, rows.shape_output(noisy, dtype), epsilon, delta, mechanism, caveats,
+                  random_state, noise.event)
 
 
-def _centred_moments(rows, lower, upper, epsilon, rng, nan, squares):
+def _centred_moments(rows, lower, upper, noise, rng, nan, squares):
     """Noisy count, noisy sum of centred values (and of their squares) per column."""
-    parts = split_epsilon(epsilon, [1, 1, 1] if squares else [1, 1])
-    counts, count_text = _noisy_counts(rows, parts[0], rng, nan)
+    k = rows.n_outputs
+    if nan:  # each column's count of present values: a row adds 1 to each
+        counts, count_text = noise.counts(0, (~np.isnan(rows.X)).sum(axis=0), rng)
+        count_text += " on each column's count of present values"
+    else:  # one count, shared by the columns
+        counts, count_text = noise.counts(0, np.array([rows.X.shape[0]]), rng)
+        counts = np.full(k, counts[0])
+        count_text += " on the row count"
     mid = (lower + upper) / 2.0
     present = ~np.isnan(rows.X)
     Y = np.clip(rows.X, lower, upper) - mid  # monotone in x: extremes at the bounds
     ends = np.vstack([lower - mid, upper - mid])
-    s1, sens1 = _noisy_sums(Y, ends, present, parts[1], rng)
-    texts = [count_text, f"granular Laplace on the sum of centred values (L1 sensitivity "
-             f"{sens1:.6g})"]
+    s1, text1 = noise.sums(1, Y, ends, present, rng)
+    texts = [count_text, text1 + " on the sum of centred values"]
     s2 = None
     if squares:
         # y -> y*y is monotone in |y|, so each square lies in [0, max of the ends' squares].
-        s2, sens2 = _noisy_sums(Y * Y, ends * ends, present, parts[2], rng)
-        texts.append(f"granular Laplace on the sum of squared centred values (L1 "
-                     f"sensitivity {sens2:.6g})")
-    split = ", ".join(f"{p:.4g}" for p in parts)
-    mechanism = (
-        "; ".join(texts) + f"; epsilon split {split} (basic composition); values clipped to "
-        "the bounds and centred at their midpoint"
-    )
+        s2, text2 = noise.sums(2, Y * Y, ends * ends, present, rng)
+        texts.append(text2 + " on the sum of squared centred values")
+    mechanism = "; ".join(texts) + (f"; {noise.budget_text}; values clipped to the bounds "
+                                    "and centred at their midpoint")
     return np.maximum(counts, 1), mid, s1, s2, mechanism
 
 
-def _mean(name, a, axis, dtype, keepdims, bounds, epsilon, random_state, accountant, nan):
-    rows, epsilon = _start(name, a, axis, keepdims, epsilon, accountant, nan)
+def _mean(name, a, axis, dtype, keepdims, bounds, epsilon, delta, random_state, accountant,
+          nan):
+    rows, epsilon, delta, noise = _start(name, a, axis, keepdims, epsilon, delta, accountant,
+                                         nan, [1, 1])
     lower, upper, caveats = resolve_bounds(bounds, rows)
     rng = check_rng(random_state)
-    n, mid, s1, _, mechanism = _centred_moments(rows, lower, upper, epsilon, rng, nan, False)
+    n, mid, s1, _, mechanism = _centred_moments(rows, lower, upper, noise, rng, nan, False)
     value = np.clip(mid + s1 / n, lower, upper)  # post-processing
-    return finish(name, rows.shape_output(value, dtype), epsilon, 0.0,
+    return finish(name, rows.shape_output(value, dtype), epsilon, delta,
                   "mean = midpoint + noisy centred sum / noisy count: " + mechanism,
-                  caveats, random_state)
+                  caveats, random_state, noise.event)
 
 
-def _var(name, a, axis, dtype, keepdims, bounds, epsilon, random_state, accountant, nan,
-         root):
-    rows, epsilon = _start(name, a, axis, keepdims, epsilon, accountant, nan)
+def _var(name, a, axis, dtype, keepdims, bounds, epsilon, delta, random_state, accountant,
+         nan, root):
+    rows, epsilon, delta, noise = _start(name, a, axis, keepdims, epsilon, delta, accountant,
+                                         nan, [1, 1, 1])
     lower, upper, caveats = resolve_bounds(bounds, rows)
     rng = check_rng(random_state)
-    n, _, s1, s2, mechanism = _centred_moments(rows, lower, upper, epsilon, rng, nan, True)
+    n, _, s1, s2, mechanism = _centred_moments(rows, lower, upper, noise, rng, nan, True)
     half = (upper - lower) / 2.0
     centred_mean = np.clip(s1 / n, -half, half)
     # Post-processing: a variance of values in [lower, upper] lies in [0, half**2].
@@ -156,8 +222,8 @@ def _var(name, a, axis, dtype, keepdims, bounds, epsilon, random_state, accounta
     if root:
         value = np.sqrt(value)
         what = "standard deviation = square root of the private variance; " + what
-    return finish(name, rows.shape_output(value, dtype), epsilon, 0.0,
-                  what + ": " + mechanism, caveats, random_state)
+    return finish(name, rows.shape_output(value, dtype), epsilon, delta,
+                  what + ": " + mechanism, caveats, random_state, noise.event)
 
 
 _MEAN_NOTES = """
@@ -170,7 +236,7 @@ _MEAN_NOTES = """
 
 @Substitution(**STATS_DOCS)
 def sum(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
-        random_state=None, accountant=None):
+        delta=0.0, random_state=None, accountant=None):
     """Differentially private sum of values clipped to public bounds.
 
     Parameters
@@ -181,6 +247,7 @@ def sum(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
     %(keepdims)s
     %(bounds)s
     %(epsilon)s
+    %(delta)s
     %(random_state)s
     %(accountant)s
 
@@ -210,13 +277,13 @@ def sum(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
     >>> round(float(result))
     20415
     """
-    return _sum("sum", a, axis, dtype, keepdims, bounds, epsilon, random_state, accountant,
-                False)
+    return _sum("sum", a, axis, dtype, keepdims, bounds, epsilon, delta, random_state,
+                accountant, False)
 
 
 @Substitution(**STATS_DOCS)
 def nansum(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
-           random_state=None, accountant=None):
+           delta=0.0, random_state=None, accountant=None):
     """Differentially private sum, treating NaN as absent (adds nothing).
 
     Parameters
@@ -227,6 +294,7 @@ def nansum(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0
     %(keepdims)s
     %(bounds)s
     %(epsilon)s
+    %(delta)s
     %(random_state)s
     %(accountant)s
 
@@ -250,8 +318,8 @@ def nansum(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0
     >>> round(float(stats.nansum(hours, bounds=(0, 100), epsilon=1.0, random_state=0)))
     16415
     """
-    return _sum("nansum", a, axis, dtype, keepdims, bounds, epsilon, random_state,
-                accountant, True)
+    return _sum("nansum", a, axis, dtype, keepdims, bounds, epsilon, delta,
+                random_state, accountant, True)
 
 
 @Substitution(**STATS_DOCS)
@@ -293,20 +361,18 @@ def count_nonzero(a, axis=None, *, keepdims=False, epsilon=1.0, random_state=Non
     300
     """
     name = "count_nonzero"
-    rows, epsilon = _start(name, a, axis, keepdims, epsilon, accountant, True)
+    rows, epsilon, _, noise = _start(name, a, axis, keepdims, epsilon, 0.0, accountant, True,
+                                     [1])
     k = rows.n_outputs
-    exact = (rows.X != 0).sum(axis=0)
-    scale = Fraction(k) / Fraction(epsilon)
-    noisy = exact + discrete_laplace_noise(scale, size=k, random_state=check_rng(random_state))
+    noisy, text = noise.counts(0, (rows.X != 0).sum(axis=0), check_rng(random_state))
     value = rows.shape_output(np.maximum(noisy, 0).astype(np.int64))
-    mechanism = (f"discrete Laplace of scale {float(scale):.4g} on each count (L1 "
-                 f"sensitivity {k}); negative counts set to 0")
+    mechanism = f"{text} on each count (L1 sensitivity {k}); negative counts set to 0"
     return finish(name, value, epsilon, 0.0, mechanism, [], random_state)
 
 
 @Substitution(**STATS_DOCS, notes=_MEAN_NOTES)
 def mean(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
-         random_state=None, accountant=None):
+         delta=0.0, random_state=None, accountant=None):
     """Differentially private mean of values clipped to public bounds.
 
     Parameters
@@ -317,6 +383,7 @@ def mean(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
     %(keepdims)s
     %(bounds)s
     %(epsilon)s
+    %(delta)s
     %(random_state)s
     %(accountant)s
 
@@ -343,13 +410,13 @@ def mean(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
     >>> round(float(stats.mean(ages, bounds=(17, 90), epsilon=1.0, random_state=0)), 1)
     43.6
     """
-    return _mean("mean", a, axis, dtype, keepdims, bounds, epsilon, random_state, accountant,
-                 False)
+    return _mean("mean", a, axis, dtype, keepdims, bounds, epsilon, delta, random_state,
+                 accountant, False)
 
 
 @Substitution(**STATS_DOCS, notes=_MEAN_NOTES)
 def nanmean(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
-            random_state=None, accountant=None):
+            delta=0.0, random_state=None, accountant=None):
     """Differentially private mean, leaving NaN out (the count of present values is private).
 
     Parameters
@@ -360,6 +427,7 @@ def nanmean(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.
     %(keepdims)s
     %(bounds)s
     %(epsilon)s
+    %(delta)s
     %(random_state)s
     %(accountant)s
 
@@ -385,8 +453,8 @@ def nanmean(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.
     >>> round(float(stats.nanmean(ages, bounds=(17, 90), epsilon=1.0, random_state=0)), 1)
     44.2
     """
-    return _mean("nanmean", a, axis, dtype, keepdims, bounds, epsilon, random_state,
-                 accountant, True)
+    return _mean("nanmean", a, axis, dtype, keepdims, bounds, epsilon, delta,
+                 random_state, accountant, True)
 
 
 _VAR_NOTES = """
@@ -399,7 +467,7 @@ _VAR_NOTES = """
 
 @Substitution(**STATS_DOCS, notes=_VAR_NOTES)
 def var(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
-        random_state=None, accountant=None):
+        delta=0.0, random_state=None, accountant=None):
     """Differentially private variance of values clipped to public bounds.
 
     Parameters
@@ -410,6 +478,7 @@ def var(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
     %(keepdims)s
     %(bounds)s
     %(epsilon)s
+    %(delta)s
     %(random_state)s
     %(accountant)s
 
@@ -434,13 +503,13 @@ def var(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
     >>> round(float(stats.var(ages, bounds=(17, 90), epsilon=1.0, random_state=0)))
     226
     """
-    return _var("var", a, axis, dtype, keepdims, bounds, epsilon, random_state, accountant,
-                False, False)
+    return _var("var", a, axis, dtype, keepdims, bounds, epsilon, delta, random_state,
+                accountant, False, False)
 
 
 @Substitution(**STATS_DOCS, notes=_VAR_NOTES)
 def nanvar(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
-           random_state=None, accountant=None):
+           delta=0.0, random_state=None, accountant=None):
     """Differentially private variance, leaving NaN out.
 
     Parameters
@@ -451,6 +520,7 @@ def nanvar(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0
     %(keepdims)s
     %(bounds)s
     %(epsilon)s
+    %(delta)s
     %(random_state)s
     %(accountant)s
 
@@ -475,13 +545,13 @@ def nanvar(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0
     >>> round(float(stats.nanvar(ages, bounds=(17, 90), epsilon=1.0, random_state=0)))
     281
     """
-    return _var("nanvar", a, axis, dtype, keepdims, bounds, epsilon, random_state,
-                accountant, True, False)
+    return _var("nanvar", a, axis, dtype, keepdims, bounds, epsilon, delta,
+                random_state, accountant, True, False)
 
 
 @Substitution(**STATS_DOCS, notes=_VAR_NOTES)
 def std(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
-        random_state=None, accountant=None):
+        delta=0.0, random_state=None, accountant=None):
     """Differentially private standard deviation: the square root of :func:`var`.
 
     Parameters
@@ -492,6 +562,7 @@ def std(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
     %(keepdims)s
     %(bounds)s
     %(epsilon)s
+    %(delta)s
     %(random_state)s
     %(accountant)s
 
@@ -516,13 +587,13 @@ def std(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
     >>> round(float(stats.std(ages, bounds=(17, 90), epsilon=1.0, random_state=0)), 1)
     15.1
     """
-    return _var("std", a, axis, dtype, keepdims, bounds, epsilon, random_state, accountant,
-                False, True)
+    return _var("std", a, axis, dtype, keepdims, bounds, epsilon, delta, random_state,
+                accountant, False, True)
 
 
 @Substitution(**STATS_DOCS, notes=_VAR_NOTES)
 def nanstd(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
-           random_state=None, accountant=None):
+           delta=0.0, random_state=None, accountant=None):
     """Differentially private standard deviation, leaving NaN out.
 
     Parameters
@@ -533,6 +604,7 @@ def nanstd(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0
     %(keepdims)s
     %(bounds)s
     %(epsilon)s
+    %(delta)s
     %(random_state)s
     %(accountant)s
 
@@ -556,6 +628,6 @@ def nanstd(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0
     >>> round(float(stats.nanstd(ages, bounds=(17, 90), epsilon=1.0, random_state=0)), 1)
     16.8
     """
-    return _var("nanstd", a, axis, dtype, keepdims, bounds, epsilon, random_state,
-                accountant, True, True)
+    return _var("nanstd", a, axis, dtype, keepdims, bounds, epsilon, delta,
+                random_state, accountant, True, True)
 

@@ -38,7 +38,9 @@ class PrivateResult:
     ----------
     spend : PrivacySpend
         ``(epsilon, delta)`` as a :class:`~skprivate.accounting.PrivacySpend`, labelled
-        with the function's name.
+        with the function's name (with its ``dp_accounting`` zCDP event for a Gaussian
+        release, so that a :class:`~skprivate.accounting.BudgetAccountant` can compose it
+        in Renyi DP).
 
     Notes
     -----
@@ -72,9 +74,11 @@ class PrivateResult:
         self.caveats = list(caveats)
         self.name = name
 
+    _event = None  # the dp_accounting event of a Gaussian release (a ZCDpEvent), if any
+
     @property
     def spend(self):
-        return PrivacySpend(float(self.epsilon), float(self.delta),
+        return PrivacySpend(float(self.epsilon), float(self.delta), event=self._event,
                             label=f"stats.{self.name}" if self.name else "stats")
 
     # --- the value, as NumPy and Python see it ------------------------------------------------

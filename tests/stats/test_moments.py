@@ -207,3 +207,46 @@ def test_rows_move_the_reduced_axes_first():
     rows = Rows(a, (0, 2), False, "sum")
     assert rows.X.shape == (8, 3)
     np.testing.assert_array_equal(rows.X.sum(axis=0), a.sum(axis=(0, 2)))
+
+
+def test_gaussian_option_noise_and_accounting():
+    import dp_accounting
+
+    from skprivate.accounting._zcdp import zcdp_epsilon, zcdp_rho
+
+    # One column, bounds (0, 100): L2 sensitivity 100, so sigma = 100 / sqrt(2 rho) with
+    # rho the budget's zCDP (granular Gaussian: rho-zCDP at that sigma).
+    epsilon, delta = 1.0, 1e-6
+    rho = zcdp_rho(epsilon, delta)
+    assert zcdp_epsilon(rho, delta) <= epsilon
+    sigma = 100.0 / math.sqrt(2 * rho)
+    x = np.full(50, 30.0)
+    draws = np.array([float(stats.sum(x, bounds=(0, 100), epsilon=epsilon, delta=delta,
+                                      random_state=s)) for s in range(400)])
+    assert abs(np.std(draws - 1500.0) / sigma - 1) < 0.12
+    result = stats.mean(x, bounds=(0, 100), epsilon=epsilon, delta=delta, random_state=0)
+    assert (result.epsilon, result.delta) == (epsilon, delta)
+    assert "Gaussian" in result.mechanism and "zCDP" in result.mechanism
+    assert isinstance(result.spend.event, dp_accounting.ZCDpEvent)
+    accountant = BudgetAccountant(epsilon=3.0, delta=1e-5)
+    stats.var(x, bounds=(0, 100), epsilon=1.0, delta=1e-6, accountant=accountant)
+    stats.nanstd(x, bounds=(0, 100), epsilon=1.0, delta=1e-6, accountant=accountant)
+    assert all(isinstance(s.event, dp_accounting.ZCDpEvent) for s in accountant.spends)
+    assert accountant.total()[0] < 2.0  # composed in RDP, below basic composition
+
+
+def test_gaussian_beats_laplace_for_many_columns():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, size=(2000, 50))
+    err = {}
+    for delta in (0.0, 1e-6):
+        err[delta] = np.mean([np.abs(np.asarray(stats.mean(
+            X, axis=0, bounds=(0, 1), epsilon=1.0, delta=delta, random_state=s))
+            - X.mean(axis=0)).mean() for s in range(3)])
+    assert err[1e-6] < 0.5 * err[0.0]
+
+
+@pytest.mark.parametrize("delta", [1.0, -0.1, float("nan"), "1e-6"])
+def test_delta_errors_name_it(delta):
+    with pytest.raises(ValueError, match="delta"):
+        stats.mean([1.0], bounds=(0, 1), delta=delta)
