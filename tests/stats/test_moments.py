@@ -250,3 +250,25 @@ def test_gaussian_beats_laplace_for_many_columns():
 def test_delta_errors_name_it(delta):
     with pytest.raises(ValueError, match="delta"):
         stats.mean([1.0], bounds=(0, 1), delta=delta)
+
+
+def test_audit_columns_within_epsilon_and_per_column_epsilon_caught():
+    # Neighbours: 40 rows of ones in 10 columns, and 41 such rows. The sum of the 10 noisy
+    # counts is post-processing of the release, so its privacy loss is within epsilon = 1.
+    # Spending epsilon on each column (scale 1 instead of 10) would give a loss up to 10;
+    # the same audit on that variant finds it, so this audit can fail.
+    from skprivate.audit import audit_scores
+    from skprivate.mechanisms import discrete_laplace_noise
+
+    trials = 800
+    D, D_prime = np.ones((40, 10)), np.ones((41, 10))
+    scores = [np.sum(stats.count_nonzero(D, axis=0, epsilon=1.0, random_state=s))
+              for s in range(trials)]
+    scores_prime = [np.sum(stats.count_nonzero(D_prime, axis=0, epsilon=1.0,
+                                               random_state=trials + s))
+                    for s in range(trials)]
+    assert audit_scores(scores, scores_prime).epsilon_lower_bound <= 1.0
+    rng = np.random.default_rng(0)
+    per_column = discrete_laplace_noise(1.0, size=(2, trials, 10), random_state=rng)
+    broken = audit_scores((40 + per_column[0]).sum(axis=1), (41 + per_column[1]).sum(axis=1))
+    assert broken.epsilon_lower_bound > 2.0
