@@ -211,6 +211,12 @@ def exact_sums(Y, extremes, present=None, norm="l1"):
     """
     magnitude = np.max(np.abs(extremes), axis=0)
     magnitude = np.where(magnitude > 0, magnitude, 1.0)
+    if not np.all(np.isfinite(magnitude)) or np.any(magnitude < 2.0**-1000):
+        raise ValueError(
+            "bounds are too large or too small for an exact sum (or a sum of squares) in "
+            f"float64: the largest |value| per column is {magnitude.tolist()}. Rescale the "
+            "values (for example to thousands) and the bounds with them."
+        )
     eta = np.array([_power_of_two_at_most(float(m)) for m in magnitude]) \
         * 2.0**-FIXED_POINT_BITS
     ints = _round_half_up(np.where(np.isnan(Y), 0.0, Y) / eta)
@@ -223,7 +229,7 @@ def exact_sums(Y, extremes, present=None, norm="l1"):
     per_column = [Fraction(float(e)) * int(b) for e, b in zip(eta, bound)]  # exact
     # Floats rounded up, so the stated sensitivities are never below the exact ones.
     l1 = _float_at_least(sum(per_column))
-    l2 = math.sqrt(float(sum(c * c for c in per_column)))
+    l2 = math.hypot(*(float(c) for c in per_column))  # scaled: no overflow of the squares
     while Fraction(l2) ** 2 < sum(c * c for c in per_column):
         l2 = math.nextafter(l2, math.inf)
     return totals.astype(float) * eta, (l1, l2) if norm == "both" else l1

@@ -187,7 +187,9 @@ def _centred_moments(rows, lower, upper, noise, rng, nan, squares):
     s2 = None
     if squares:
         # y -> y*y is monotone in |y|, so each square lies in [0, max of the ends' squares].
-        s2, text2 = noise.sums(2, Y * Y, ends * ends, present, rng)
+        with np.errstate(over="ignore"):  # an infinite square is refused by exact_sums
+            squares_y, squares_ends = Y * Y, ends * ends
+        s2, text2 = noise.sums(2, squares_y, squares_ends, present, rng)
         texts.append(text2 + " on the sum of squared centred values")
     mechanism = "; ".join(texts) + (f"; {noise.budget_text}; values clipped to the bounds "
                                     "and centred at their midpoint")

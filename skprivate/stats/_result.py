@@ -146,9 +146,11 @@ for _name, _op in [("add", operator.add), ("sub", operator.sub), ("mul", operato
                    ("mod", operator.mod), ("pow", operator.pow)]:
     setattr(PrivateResult, f"__{_name}__", _binary(_op))
     setattr(PrivateResult, f"__r{_name}__", _binary(_op, reflected=True))
+# Compared by value, like a number (so unhashable, as equality is not identity).
 for _name, _op in [("lt", operator.lt), ("le", operator.le), ("gt", operator.gt),
-                   ("ge", operator.ge)]:
+                   ("ge", operator.ge), ("eq", operator.eq), ("ne", operator.ne)]:
     setattr(PrivateResult, f"__{_name}__", _binary(_op))
+PrivateResult.__hash__ = None
 PrivateResult.__neg__ = lambda self: -self.value
 PrivateResult.__pos__ = lambda self: +self.value
 PrivateResult.__abs__ = lambda self: abs(self.value)

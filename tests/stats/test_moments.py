@@ -272,3 +272,10 @@ def test_audit_columns_within_epsilon_and_per_column_epsilon_caught():
     per_column = discrete_laplace_noise(1.0, size=(2, trials, 10), random_state=rng)
     broken = audit_scores((40 + per_column[0]).sum(axis=1), (41 + per_column[1]).sum(axis=1))
     assert broken.epsilon_lower_bound > 2.0
+
+
+def test_extreme_bounds_are_refused_not_overflowed():
+    with pytest.raises(ValueError, match="bounds are too large"):
+        stats.var([1.0, 2.0], bounds=(-1e200, 1e200), random_state=0)
+    # the same bounds are fine for a mean (no squares)
+    assert np.isfinite(float(stats.mean([1.0, 2.0], bounds=(-1e200, 1e200), random_state=0)))

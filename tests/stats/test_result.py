@@ -15,6 +15,7 @@ def test_scalar_result_acts_as_a_number():
     assert math.isclose(np.sqrt(r), math.sqrt(2.5))
     assert f"{r:.1f}" == "2.5" and round(r) == 2
     assert r + PrivateResult(1.0, 1.0, 0.0, "") == 3.5
+    assert r == 2.5 and r != 2.0 and 2.5 == r
     text = repr(r)
     assert "mean" in text and "epsilon=1" in text and "pure DP" in text
 
@@ -23,6 +24,7 @@ def test_array_result_acts_as_an_array():
     r = PrivateResult(np.array([1.0, 2.0]), 0.5, 0.0, "m", name="sum")
     np.testing.assert_array_equal(np.asarray(r), [1.0, 2.0])
     np.testing.assert_array_equal(r * 2, [2.0, 4.0])
+    np.testing.assert_array_equal(r == 2.0, [False, True])
     np.testing.assert_array_equal(np.array([1.0, 1.0]) + r, [2.0, 3.0])
     assert r[1] == 2.0 and len(r) == 2 and r.shape == (2,) and list(r) == [1.0, 2.0]
     assert np.asarray(r, dtype=np.float32).dtype == np.float32
