@@ -233,7 +233,9 @@ _MEAN_NOTES = """
     the exact sum of the values clipped to ``bounds`` and centred at their midpoint, half
     of ``epsilon`` each (basic composition); the mean is the midpoint plus the noisy sum
     over the noisy count, clipped to the bounds (post-processing). The number of rows is
-    not treated as public."""
+    not treated as public. With ``delta > 0`` the count and the sum get discrete and
+    granular Gaussian noise instead, half of the budget's zCDP ``rho`` each, converted
+    once to ``(epsilon, delta)``."""
 
 
 @Substitution(**STATS_DOCS)
@@ -268,6 +270,8 @@ def sum(a, axis=None, dtype=None, keepdims=False, *, bounds=None, epsilon=1.0,
     ``max(|lower|, |upper|)`` per output entry, added over the entries (L1). The granular
     Laplace mechanism (:func:`~skprivate.mechanisms.granular_laplace_mechanism`) releases
     the exact sums with exact discrete Laplace noise on a power-of-two grid: epsilon-DP.
+    With ``delta > 0``, the granular Gaussian mechanism with the L2 sensitivity
+    (:func:`~skprivate.mechanisms.granular_gaussian_mechanism`), calibrated in zCDP.
     The number of rows is not used. Raises on NaN (use :func:`nansum`).
 
     Examples
@@ -464,7 +468,9 @@ _VAR_NOTES = """
     the exact sums of the clipped values centred at the bounds' midpoint and of their
     squares, a third of ``epsilon`` each (basic composition); the variance is
     ``S2 / n - (S1 / n)**2``, clipped to ``[0, ((upper - lower) / 2)**2]``
-    (post-processing). Population variance (``ddof=0``), as NumPy's default."""
+    (post-processing). Population variance (``ddof=0``), as NumPy's default. With
+    ``delta > 0`` the three parts get discrete and granular Gaussian noise instead, a third
+    of the budget's zCDP ``rho`` each, converted once to ``(epsilon, delta)``."""
 
 
 @Substitution(**STATS_DOCS, notes=_VAR_NOTES)

@@ -58,9 +58,10 @@ _QUANTILE_NOTES = fragment("""
     Mechanism: permute-and-flip (McKenna and Sheldon 2020, Theorem 1: epsilon-DP) over the
     ``resolution + 1`` evenly spaced points of the public range, with the rank utility
     ``-max(#{x_i < c} - q n, q n - #{x_i <= c}, 0)`` of sensitivity ``max(q, 1 - q)``
-    under add/remove one row, sampled exactly with integer arithmetic (:mod:`skprivate.mechanisms._selection`). Values
-    are clipped to the bounds. Each of the ``len(q)`` quantiles of each output entry gets an
-    equal share of ``epsilon`` (basic composition).""")
+    under add/remove one row, sampled exactly with integer arithmetic
+    (:mod:`skprivate.mechanisms._selection`). Values are clipped to the bounds. Each of
+    the ``len(q)`` quantiles of each output entry gets an equal share of ``epsilon``
+    (basic composition).""")
 
 
 def _check_resolution(resolution, name):
