@@ -41,6 +41,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from .. import _caveats
 from ..accounting._zcdp import gaussian_sigma_for_rho, zcdp_rho
 from ..mechanisms import (
     check_rng,
@@ -196,6 +197,15 @@ def _centred_moments(rows, lower, upper, noise, rng, nan, squares):
     return np.maximum(counts, 1), mid, s1, s2, mechanism
 
 
+def _delta_caveat(delta, noisy_counts):
+    """``delta >= 1/n`` protects no one; checked on the released (noisy) count, never on
+    the exact one, whose value in the caveat's text would be a release of its own."""
+    n = int(np.max(noisy_counts))
+    if delta > 0 and delta >= 1.0 / n:
+        return [_caveats.delta_protects_no_one(delta, n)]
+    return []
+
+
 def _mean(name, a, axis, dtype, keepdims, bounds, epsilon, delta, random_state, accountant,
           nan):
     rows, epsilon, delta, noise = _start(name, a, axis, keepdims, epsilon, delta, accountant,
@@ -203,6 +213,7 @@ def _mean(name, a, axis, dtype, keepdims, bounds, epsilon, delta, random_state, 
     lower, upper, caveats = resolve_bounds(bounds, rows)
     rng = check_rng(random_state)
     n, mid, s1, _, mechanism = _centred_moments(rows, lower, upper, noise, rng, nan, False)
+    caveats += _delta_caveat(delta, n)
     value = np.clip(mid + s1 / n, lower, upper)  # post-processing
     return finish(name, rows.shape_output(value, dtype), epsilon, delta,
                   "mean = midpoint + noisy centred sum / noisy count: " + mechanism,
@@ -216,6 +227,7 @@ def _var(name, a, axis, dtype, keepdims, bounds, epsilon, delta, random_state, a
     lower, upper, caveats = resolve_bounds(bounds, rows)
     rng = check_rng(random_state)
     n, _, s1, s2, mechanism = _centred_moments(rows, lower, upper, noise, rng, nan, True)
+    caveats += _delta_caveat(delta, n)
     half = (upper - lower) / 2.0
     centred_mean = np.clip(s1 / n, -half, half)
     # Post-processing: a variance of values in [lower, upper] lies in [0, half**2].

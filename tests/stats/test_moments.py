@@ -279,3 +279,12 @@ def test_extreme_bounds_are_refused_not_overflowed():
         stats.var([1.0, 2.0], bounds=(-1e200, 1e200), random_state=0)
     # the same bounds are fine for a mean (no squares)
     assert np.isfinite(float(stats.mean([1.0, 2.0], bounds=(-1e200, 1e200), random_state=0)))
+
+
+def test_delta_above_one_over_n_is_a_caveat():
+    with pytest.warns(PrivacyLeakWarning, match="protects no one"):
+        result = stats.mean(np.ones(20), bounds=(0, 1), epsilon=5.0, delta=0.2)
+    assert "delta_protects_no_one" in [c.code for c in result.caveats]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        stats.var(np.ones(2000), bounds=(0, 1), epsilon=5.0, delta=1e-6)
