@@ -179,6 +179,24 @@ SECURE_RELEASES = (
         "Report Noisy Max with exact discrete Laplace noise on integer counts of correctly "
         "classified rows (ties to the first candidate): only the choice is released",
     ),
+    ContinuousRelease(
+        ("stats.sum", "stats.nansum", "stats.mean", "stats.nanmean", "stats.var",
+         "stats.nanvar", "stats.std", "stats.nanstd"),
+        ("value",), None, None,
+        "the returned statistic (``PrivateResult.value``), a function of noisy sums and "
+        "counts",
+        "granular Laplace (``delta=0``) or granular Gaussian (``delta>0``) on exact "
+        "fixed-point sums of clipped values; discrete Laplace or discrete Gaussian on the "
+        "counts",
+    ),
+    ContinuousRelease(
+        ("stats.quantile", "stats.nanquantile", "stats.percentile", "stats.nanpercentile",
+         "stats.median", "stats.nanmedian"),
+        ("value",), None, None,
+        "the returned quantiles: points of a public grid in the bounds",
+        "permute-and-flip with exact Bernoulli(exp(-gamma)) coins on integer rank "
+        "utilities (``skprivate.mechanisms._selection``)",
+    ),
 )
 
 
