@@ -186,12 +186,14 @@ class CategoricalNB(_PrivateNB):
 
     def _validate_X(self, X, y=None, reset=True):
         owner = type(self).__name__
+        # As float first, for the clear error on a column that is not numeric; then the codes
+        # as ints (truncated, as scikit-learn's CategoricalNB does).
         if y is None:
-            X = validate_numeric(self, X, reset=reset, dtype="int")
+            X = validate_numeric(self, X, reset=reset, dtype=np.float64)
         else:
-            X, y = validate_numeric(self, X, y, reset=reset, dtype="int")
+            X, y = validate_numeric(self, X, y, reset=reset, dtype=np.float64)
         check_non_negative(X, f"{owner} (input X)")
-        return X, y
+        return X.astype(np.int64), y
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
