@@ -119,3 +119,10 @@ def test_a_code_never_declared_predicts_without_error():
     proba = clf.predict_proba([[9, 9, 9], [0, 0, 0]])
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     np.testing.assert_allclose(proba[0], np.exp(clf.class_log_prior_))
+
+
+def test_the_report_lists_what_is_public_and_not_the_number_of_rows():
+    X, y = _data(300)
+    clf = CategoricalNB(min_categories=[4, 5, 6], classes=[0, 1, 2]).fit(X, y)
+    public = {item.name for item in clf.privacy_report_["public"]}
+    assert public == {"columns", "min_categories", "classes"}

@@ -194,3 +194,12 @@ def test_the_variance_floor_is_public_and_holds():
     ) / clf.class_count_.sum()
     np.testing.assert_allclose(clf.var_floor_, expected)
     assert np.all(np.isfinite(clf.predict_log_proba(X)))
+
+
+def test_the_report_lists_what_is_public_and_not_the_number_of_rows():
+    # The class counts are released with noise: the exact number of rows is read into
+    # nothing published, so the report does not take it as public.
+    X, y = np.random.default_rng(8).uniform(0, 1, (60, 2)), np.arange(60) % 2
+    clf = GaussianNB(bounds=(0, 1), classes=[0, 1]).fit(X, y)
+    public = {item.name for item in clf.privacy_report_["public"]}
+    assert public == {"columns", "bounds", "classes"}
