@@ -126,3 +126,13 @@ def test_the_report_lists_what_is_public_and_not_the_number_of_rows():
     clf = CategoricalNB(min_categories=[4, 5, 6], classes=[0, 1, 2]).fit(X, y)
     public = {item.name for item in clf.privacy_report_["public"]}
     assert public == {"columns", "min_categories", "classes"}
+
+
+def test_categories_left_to_the_data_are_a_leak_before_the_fit():
+    # Totals of unfitted or refitted steps (a scikit-learn search) read the parameters.
+    from skprivate.accounting import leaking_steps
+
+    [step] = leaking_steps(CategoricalNB(classes=[0, 1]))
+    assert [c.code for c in step.caveats] == ["bounds_from_data"]
+    assert "min_categories" in step.caveats[0]
+    assert leaking_steps(CategoricalNB(classes=[0, 1], min_categories=3)) == []
