@@ -26,44 +26,48 @@ __all__ = ["GaussianNB"]
 U_BITS = 12
 # Sums of rounded squares are exact integers in float64 up to 2**53 / 2**(2 U_BITS) rows.
 MAX_ROWS = 2 ** (53 - 2 * U_BITS)
-# Weight of the sums of squares against the sums in the one Laplace release: the variance
-# gets VARIANCE_WEIGHT times less noise than the mean, for a sensitivity
-# (1 + w + 1 / (4 w)) / 2 per feature instead of 1.125 at w = 1. A Gaussian log-likelihood
-# is more sensitive to the variance than to the mean when the class's spread is a fraction
-# of the bounds' width, as on every table measured. Chosen among w = 1, 3/2, 2 and 4 on the
-# data of benchmarks/naive_bayes.py (breast cancer, digits, Adult; epsilon 0.5 to 4, four
-# seeds): w <= 3/2 lost 10 points on Adult (0.70 against 0.80), w = 4 lost 6 to 12 points
-# on digits at epsilon 1 and 4.
-VARIANCE_WEIGHT = Fraction(2)
+# Weight w of the sums of squares against the sums in the one Laplace release, with the
+# squares offset by t (square_offset): a row adds |u| + w |u**2 - t| per feature. At w = 1/2
+# and t = 1 that is |u| + (1 - u**2) / 2 <= 1, attained at |u| = 1, the bound of the sums
+# alone: the sums of squares cost no sensitivity at all, and carry twice the sums' noise
+# (the pooled variance averages it over all n rows, the means over one class's). A larger
+# w costs sensitivity, (1 + w + 1 / (4 w)) / 2 per feature. Measured among w = 1/2, 3/4, 1,
+# 3/2, 2, 3 and 4 on the data of benchmarks/naive_bayes.py (four seeds, epsilon 0.1 to 4):
+# w = 1/2 was best or within the seeds' spread everywhere; at epsilon 1, digits 0.60
+# against 0.51 (w = 1) and 0.35 (w = 2), breast cancer scaled to [0, 1] 0.89 against 0.88
+# and 0.85.
+VARIANCE_WEIGHT = Fraction(1, 2)
 
 
-def square_offset(weight=VARIANCE_WEIGHT):
+def square_offset(weight=None):
     """The offset ``t`` subtracted from each ``u**2``: it minimises the row's L1 contribution.
 
     A row's contribution to a feature's (sum, weighted sum of squares) is
     ``h(u) = |u| + w |u**2 - t|`` for ``u`` in [-1, 1]. On ``u**2 >= t`` it grows with
     ``|u|`` up to ``h(1) = 1 + w (1 - t)``; on ``u**2 <= t`` it is concave with maximum
-    ``1 / (4 w) + w t`` at ``|u| = 1 / (2 w)`` (inside that region for ``w >= 1``). The
-    larger of the two is smallest where they meet, ``t = (1 + w - 1 / (4 w)) / (2 w)``;
-    it is rounded to the grid of the rounded squares (``2**-(2 U_BITS)``), where the
-    statistic is computed exactly.
+    ``1 / (4 w) + w t`` at ``|u| = 1 / (2 w)`` (inside that region for ``w >= 1/2`` and the
+    ``t`` below). The larger of the two is smallest where they meet,
+    ``t = (1 + w - 1 / (4 w)) / (2 w)`` (``t = 1`` at ``w = 1/2``); it is rounded to the
+    grid of the rounded squares (``2**-(2 U_BITS)``), where the statistic is computed
+    exactly.
     """
-    weight = Fraction(weight)
+    weight = Fraction(VARIANCE_WEIGHT if weight is None else weight)
     t = (1 + weight - 1 / (4 * weight)) / (2 * weight)
     grid = 2 ** (2 * U_BITS)
     return Fraction(round(t * grid), grid)
 
 
-def feature_sensitivity(weight=VARIANCE_WEIGHT, offset=None):
+def feature_sensitivity(weight=None, offset=None):
     """``max_u |u| + w |u**2 - t|`` over ``u`` in [-1, 1], exactly (see :func:`square_offset`).
 
-    With ``t`` the optimum this is ``(1 + w + 1 / (4 w)) / 2``: 1.5625 at ``w = 2`` against
-    2 for uncentred squares with the same weights.
+    With ``t`` the optimum this is ``(1 + w + 1 / (4 w)) / 2``: 1 at ``w = 1/2`` (the
+    bound of the sums alone), 1.5625 at ``w = 2``; uncentred squares (``t = 0``) would
+    cost ``1 + w``.
     """
-    weight = Fraction(weight)
+    weight = Fraction(VARIANCE_WEIGHT if weight is None else weight)
     t = square_offset(weight) if offset is None else Fraction(offset)
-    if not (weight >= 1 and 1 / (4 * weight**2) <= t <= 1):  # pragma: no cover - constants
-        raise ValueError(f"the bound needs w >= 1 and 1/(4 w**2) <= t <= 1; got {weight}, {t}")
+    if not (weight >= Fraction(1, 2) and 1 / (4 * weight**2) <= t <= 1):  # pragma: no cover
+        raise ValueError(f"the bound needs w >= 1/2 and 1/(4 w**2) <= t <= 1; got {weight}, {t}")
     return max(1 + weight * (1 - t), 1 / (4 * weight) + weight * t, weight * t)
 
 
@@ -73,20 +77,20 @@ def _float_up(value):
     return out if Fraction(out) >= value else math.nextafter(out, math.inf)
 
 
-def count_share(n_features, weight=VARIANCE_WEIGHT):
+def count_share(n_features, weight=None):
     """Share of ``epsilon`` for the class counts: ``1 / (1 + (d g)**(2/3))``.
 
     The counts (L1 sensitivity 1) and the sums (L1 sensitivity ``d g``, ``g`` from
     :func:`feature_sensitivity`) each enter a mean as ``(sum + noise) / (count + noise)``;
     the summed squared error ``1 / eps_c**2 + (d g)**2 / eps_s**2`` under
-    ``eps_c + eps_s = epsilon`` is least at ``eps_c / eps_s = (d g)**(-2/3)``. With 30
-    features it is 7 % of epsilon, with 5 features 20 %.
+    ``eps_c + eps_s = epsilon`` is least at ``eps_c / eps_s = (d g)**(-2/3)``. With
+    ``g = 1``: 9 % of epsilon with 30 features, 23 % with 5.
     """
     dg = n_features * float(feature_sensitivity(weight))
     return 1.0 / (1.0 + dg ** (2.0 / 3.0))
 
 
-def moment_statistics(U_int, y_index, n_classes, offset_int, weight=VARIANCE_WEIGHT):
+def moment_statistics(U_int, y_index, n_classes, offset_int, weight=None):
     """The exact per-class statistics, in integer grid units (floats holding integers).
 
     ``U_int`` holds ``round(u * 2**U_BITS)``; returns ``(counts, sums, squares)`` with
@@ -94,6 +98,7 @@ def moment_statistics(U_int, y_index, n_classes, offset_int, weight=VARIANCE_WEI
     ``squares[k, j] = w * sum (u_int**2 - offset_int)`` over the rows of class ``k``
     (``offset_int = t * 2**(2 U_BITS)``). Integers below ``2**53``: exact in any order.
     """
+    weight = VARIANCE_WEIGHT if weight is None else weight
     n_features = U_int.shape[1]
     counts = np.bincount(y_index, minlength=n_classes).astype(float)
     sums = np.zeros((n_classes, n_features))
@@ -139,8 +144,8 @@ def _release(X01, y_index, n_classes, epsilon, rng):
     scale = Fraction(2**U_BITS)  # the statistic in units of u (exact: a power of two)
     # The sums of squares are pooled over the classes (d numbers, not K d): each rests on all
     # n rows instead of one class's, so the pooled within-class variance carries about K
-    # times less noise than per-class variances. Measured on the data of
-    # benchmarks/naive_bayes.py (four seeds): breast cancer 0.68 / 0.82 at epsilon 1 / 4
+    # times less noise than per-class variances. Measured (at w = 2) on the data of
+    # benchmarks/naive_bayes.py, four seeds: breast cancer 0.68 / 0.82 at epsilon 1 / 4
     # against 0.63 / 0.68 per class, Adult and digits alike within the seeds' spread.
     squares = squares.sum(axis=0)
     vector = np.concatenate([sums.ravel(), squares.ravel() / float(2**U_BITS)]) / float(scale)
@@ -250,26 +255,26 @@ class GaussianNB(_PrivateNB):
     - the count ``n_k``, with discrete Laplace noise of scale ``1 / epsilon_c``: a row is in
       one class, so the counts' L1 sensitivity is 1 and the release is ``epsilon_c``-DP
       (the geometric mechanism, Ghosh, Roughgarden and Sundararajan 2012);
-    - the sums ``sum u_j`` of class ``k`` and, pooled over the classes,
-      ``w sum (u_j**2 - t)`` with ``w = 2`` (the variance gets half the mean's noise) and
-      ``t`` about 0.72: a row changes its class's ``d`` sums and the ``d`` pooled sums of
-      squares, by ``|u| + w |u**2 - t| <= (1 + w + 1 / (4 w)) / 2 = 1.5625`` per feature
-      (``t`` minimises that maximum), so the vector of all classes has L1 sensitivity
-      ``1.5625 d`` (the classes are disjoint: parallel composition is in the sensitivity).
-      The granular Laplace mechanism releases it ``epsilon_s``-DP exactly
-      (:func:`~skprivate.mechanisms.granular_laplace_mechanism`).
+    - the sums ``sum u_j`` of class ``k`` and, pooled over the classes, the sums
+      ``sum (u_j**2 - 1) / 2``: a row changes its class's ``d`` sums and the ``d`` pooled
+      sums, by ``|u| + (1 - u**2) / 2 <= 1`` per feature, so the vector of all classes has
+      L1 sensitivity ``d``, no more than the sums alone (the classes are disjoint:
+      parallel composition is in the sensitivity). The granular Laplace mechanism releases
+      it ``epsilon_s``-DP exactly
+      (:func:`~skprivate.mechanisms.granular_laplace_mechanism`); the squares carry twice
+      the sums' noise, before it is averaged over all the rows.
 
     ``epsilon_c + epsilon_s = epsilon`` (basic composition, Dwork and Roth 2014, Theorem
-    3.16); ``epsilon_c = epsilon / (1 + (1.5625 d)**(2/3))`` balances the two noises' effect
-    on the means. No noise and no plan depends on the number of rows, so it needs no
+    3.16); ``epsilon_c = epsilon / (1 + d**(2/3))`` balances the two noises' effect on the
+    means. No noise and no plan depends on the number of rows, so it needs no
     separate count. The means ``sum u / n_k``, the variance
     ``sum u**2 / n - sum_k (n_k / n) mean_k**2`` (the within-class variance pooled over the
     classes, clipped to [0, 1] and floored at ``var_floor_``) and the priors are
     post-processing. Unlike scikit-learn's, ``var_`` is the same for every class: a
     variance per class would rest on one class's rows and carry about ``n_classes`` times
     the noise, which cost accuracy on every table measured at epsilon <= 1. The noise on a
-    mean is about ``1.56 d / (epsilon n_k)`` of the half-width: tight bounds and a few
-    informative features matter more than epsilon.
+    mean has a standard deviation of about ``1.5 d / (epsilon n_k)`` half-widths: tight
+    bounds and a few informative features matter more than epsilon.
 
     References
     ----------
