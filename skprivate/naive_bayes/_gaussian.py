@@ -403,11 +403,16 @@ class GaussianNB(_PrivateNB):
         return np.clip(X, *self.bounds_)
 
     def _joint_log_likelihood(self, X):
+        # A variance beyond the largest double (bounds wider than about 1e154) is the same
+        # for every class (pooled): its feature shifts every class's term alike and is left
+        # out, instead of turning every probability into NaN.
+        var = np.where(np.isfinite(self.var_), self.var_, np.inf)
+        used = np.isfinite(var)
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            log_det = -0.5 * np.sum(np.log(2.0 * np.pi * self.var_), axis=1)
+            log_det = -0.5 * np.sum(np.where(used, np.log(2.0 * np.pi * var), 0.0), axis=1)
             jll = np.empty((X.shape[0], len(self.classes_)))
             for k in range(len(self.classes_)):  # a loop over classes, not samples
-                jll[:, k] = log_det[k] - 0.5 * np.sum(
-                    (X - self.theta_[k]) ** 2 / self.var_[k], axis=1)
+                terms = np.where(used[k], (X - self.theta_[k]) ** 2 / var[k], 0.0)
+                jll[:, k] = log_det[k] - 0.5 * np.sum(terms, axis=1)
         with np.errstate(divide="ignore"):
             return jll + np.log(self.class_prior_)

@@ -203,3 +203,12 @@ def test_the_report_lists_what_is_public_and_not_the_number_of_rows():
     clf = GaussianNB(bounds=(0, 1), classes=[0, 1]).fit(X, y)
     public = {item.name for item in clf.privacy_report_["public"]}
     assert public == {"columns", "bounds", "classes"}
+
+
+def test_bounds_too_wide_for_a_finite_variance_still_give_probabilities():
+    X = np.random.default_rng(9).normal(size=(200, 2))
+    y = (X[:, 0] > 0).astype(int)
+    clf = GaussianNB(bounds=(-1e300, 1e300), classes=[0, 1]).fit(X, y)
+    assert np.all(np.isinf(clf.var_))
+    proba = clf.predict_proba(X[:5])
+    np.testing.assert_allclose(proba, np.tile(clf.class_prior_, (5, 1)))
