@@ -249,10 +249,10 @@ class GaussianNB(_PrivateNB):
     -----
     Each feature ``x_j`` is clipped to ``[a_j, b_j]`` and mapped to
     ``u_j = (x_j - c_j) / r_j`` in [-1, 1] (``c`` the midpoint, ``r`` the half-width),
-    rounded to a multiple of ``2**-12`` so that every sum is exact. Per class ``k`` the fit
-    releases, in one go:
+    rounded to a multiple of ``2**-12`` so that every sum is exact. The fit releases, in one
+    go:
 
-    - the count ``n_k``, with discrete Laplace noise of scale ``1 / epsilon_c``: a row is in
+    - the count ``n_k`` of each class ``k``, with discrete Laplace noise of scale ``1 / epsilon_c``: a row is in
       one class, so the counts' L1 sensitivity is 1 and the release is ``epsilon_c``-DP
       (the geometric mechanism, Ghosh, Roughgarden and Sundararajan 2012);
     - the sums ``sum u_j`` of class ``k`` and, pooled over the classes, the sums
@@ -264,8 +264,8 @@ class GaussianNB(_PrivateNB):
       (:func:`~skprivate.mechanisms.granular_laplace_mechanism`); the squares carry twice
       the sums' noise, before it is averaged over all the rows.
 
-    ``epsilon_c + epsilon_s = epsilon`` (basic composition, Dwork and Roth 2014, Theorem
-    3.16); ``epsilon_c = epsilon / (1 + d**(2/3))`` balances the two noises' effect on the
+    ``epsilon_c + epsilon_s <= epsilon`` in exact arithmetic (basic composition, Dwork and
+    Roth 2014, Theorem 3.16); ``epsilon_c = epsilon / (1 + d**(2/3))`` balances the two noises' effect on the
     means. No noise and no plan depends on the number of rows, so it needs no
     separate count. The means ``sum u / n_k``, the variance
     ``sum u**2 / n - sum_k (n_k / n) mean_k**2`` (the within-class variance pooled over the
