@@ -75,7 +75,8 @@ class CategoricalNB(_PrivateNB):
     Parameters
     ----------
     alpha : float, default=1.0
-        Additive (Laplace/Lidstone) smoothing of the noisy counts, >= 0.
+        Additive (Laplace/Lidstone) smoothing of the noisy counts, >= 0 (raised to 1e-10
+        when smaller, as scikit-learn does: the noise can leave every count at 0).
     fit_prior : bool, default=True
         Whether to learn the class priors from the noisy counts; False: uniform.
     class_prior : array-like of shape (n_classes,), default=None
@@ -241,13 +242,13 @@ class CategoricalNB(_PrivateNB):
         self.n_categories_ = n_categories
         self.class_count_ = np.maximum(totals.astype(float), 1.0)
         self.category_count_ = [np.maximum(c, 0).astype(float) for c in noisy]
-        alpha = float(self.alpha)
-        self.feature_log_prob_ = []
-        for counts in self.category_count_:
-            smoothed = counts + alpha
-            with np.errstate(divide="ignore"):  # alpha = 0 and a zero count: log 0
-                self.feature_log_prob_.append(
-                    np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True)))
+        # Noise can leave a class with every count of a feature at 0: a positive alpha keeps
+        # its probabilities defined (scikit-learn raises alpha to 1e-10 likewise).
+        alpha = max(float(self.alpha), 1e-10)
+        self.feature_log_prob_ = [
+            np.log(counts + alpha) - np.log((counts + alpha).sum(axis=1, keepdims=True))
+            for counts in self.category_count_
+        ]
         if class_prior is not None:
             prior = class_prior
         elif self.fit_prior:

@@ -136,3 +136,17 @@ def test_categories_left_to_the_data_are_a_leak_before_the_fit():
     assert [c.code for c in step.caveats] == ["bounds_from_data"]
     assert "min_categories" in step.caveats[0]
     assert leaking_steps(CategoricalNB(classes=[0, 1], min_categories=3)) == []
+
+
+def test_alpha_zero_keeps_probabilities_defined_when_noise_empties_a_class():
+    X, y = _data(30)
+    emptied = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)  # the seed caveat
+        for seed in range(10):
+            clf = CategoricalNB(alpha=0.0, epsilon=0.01, min_categories=[4, 5, 6],
+                                classes=[0, 1, 2], random_state=seed).fit(X, y)
+            emptied += any(np.any(c.sum(axis=1) == 0) for c in clf.category_count_)
+            assert all(np.all(np.isfinite(p)) for p in clf.feature_log_prob_)
+            assert np.all(np.isfinite(clf.predict_proba(X)))
+    assert emptied  # the case tested occurred
