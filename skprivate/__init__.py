@@ -23,7 +23,7 @@ _LAZY = {
 }
 _SUBMODULES = [
     "accounting", "audit", "base", "datasets", "dropout", "exceptions", "gems", "mechanisms",
-    "model_selection", "plotting", "preprocessing", "stats", "utils",
+    "model_selection", "naive_bayes", "plotting", "preprocessing", "stats", "utils",
 ]
 
 __all__ = [

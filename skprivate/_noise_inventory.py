@@ -197,6 +197,19 @@ SECURE_RELEASES = (
         "permute-and-flip with exact Bernoulli(exp(-gamma)) coins on integer rank "
         "utilities (``skprivate.mechanisms._selection``)",
     ),
+    ContinuousRelease(
+        ("GaussianNB",), ("theta_", "var_", "var_floor_", "class_prior_"), None, None,
+        "the private per-class means, the pooled variances, their noise floor and the "
+        "priors (functions of the noisy counts and sums)",
+        "exact discrete Laplace on the class counts; granular discrete Laplace "
+        "(``granular_laplace_mechanism``) on the clipped sums and sums of squares",
+    ),
+    ContinuousRelease(
+        ("CategoricalNB",), ("class_count_", "class_log_prior_", "feature_log_prob_[*]"), None,
+        None, "the class counts (mean of the noisy category counts' sums), the priors and "
+        "the category probabilities",
+        "functions of the category counts, released with exact discrete Laplace noise",
+    ),
 )
 
 

@@ -84,6 +84,8 @@ CONFIGS = [
     ("SimpleImputer", {"strategy": "mean"}),
     ("SimpleImputer", {"strategy": "median"}),
     ("OneHotEncoder", {}),  # integer noise only: nothing may be listed
+    ("GaussianNB", {}),
+    ("CategoricalNB", {}),
 ]
 
 # Fitted values a seed changes that are not noise.
@@ -222,6 +224,8 @@ def _fit(name, params, seed):
         return est.fit(X[:300], Y[:300], X_public=X[300:])
     if name == "OneHotEncoder":
         return est.fit((X[:, :2] > 0.5).astype(int))
+    if name == "CategoricalNB":
+        return est.fit((X[:, :3] * 3).astype(int), Y)
     if name in ("StandardScaler", "RobustScaler", "SimpleImputer"):
         return est.fit(X)
     if "Regressor" in name:

@@ -230,7 +230,8 @@ def parameter_caveats(step, classes=None):
     scores held-out private rows without noise; ``bounds``/``data_norm`` (and ``y_bound``)
     left None read the clipping bounds from the data (one of ``bounds``/``data_norm``
     given makes both public; a private preprocessor that spends nothing, such as
-    ``SimpleImputer(strategy="constant")``, reads none).
+    ``SimpleImputer(strategy="constant")``, reads none); ``min_categories=None`` reads the
+    number of categories of each feature.
 
     Parameters
     ----------
@@ -265,6 +266,11 @@ def parameter_caveats(step, classes=None):
         caveats.append(_caveats.bounds_from_data(read, "bounds=(lower, upper)", planned=True))
     elif read_y:
         caveats.append(_caveats.bounds_from_data(read_y, "y_bound", planned=True))
+    if "min_categories" in params and params["min_categories"] is None and _spends(step):
+        # CategoricalNB reads the number of categories of each feature from the rows
+        caveats.append(_caveats.bounds_from_data(
+            ["min_categories"], "min_categories=[...] (the number of categories of each "
+            "feature)", planned=True))
     return caveats
 
 

@@ -111,6 +111,9 @@ def _declared(estimator):
             out.append(PublicInput(key, f"declared: {key}={_shown(params[key])}"))
     if params.get("classes") is not None:
         out.append(PublicInput("classes", f"declared: classes={_shown(params['classes'])}"))
+    if params.get("min_categories") is not None:  # CategoricalNB: the number of codes
+        out.append(PublicInput(
+            "min_categories", f"declared: min_categories={_shown(params['min_categories'])}"))
     categories = params.get("categories")
     if categories is not None and not isinstance(categories, str):
         out.append(PublicInput("categories", "declared: one list per feature"))
