@@ -177,6 +177,13 @@ SECURE_RELEASES = (
         "Report Noisy Max with exact discrete Laplace noise on integer counts of correctly "
         "classified rows (ties to the first candidate): only the choice is released",
     ),
+    ContinuousRelease(
+        ("KMeans",), ("cluster_centers_",), None, None,
+        "the private cluster centres",
+        "granular discrete Gaussian (``granular_gaussian_mechanism``) on each Lloyd "
+        "iteration's sums (and, with more than 6 features, on the start's leaf sums), over "
+        "exact discrete Gaussian counts; the start is chosen from discrete Gaussian counts",
+    ),
 )
 
 
