@@ -22,7 +22,7 @@ _LAZY = {
     "GEMSCombiner": "skprivate.gems",
 }
 _SUBMODULES = [
-    "accounting", "audit", "base", "datasets", "dropout", "exceptions", "gems", "mechanisms",
+    "accounting", "audit", "base", "cluster", "datasets", "dropout", "exceptions", "gems", "mechanisms",
     "model_selection", "plotting", "preprocessing", "utils",
 ]
 
