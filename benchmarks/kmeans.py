@@ -47,9 +47,9 @@ EPSILONS = (0.1, 0.5, 1.0, 4.0)
 DELTA = 1e-6
 
 
-def tables(seed):
+def tables(seed, blobs=True):
     out = {}
-    for d in (2, 10):
+    for d in ((2, 10) if blobs else ()):
         X, _ = make_blobs(120_000, n_features=d, centers=10, random_state=seed)
         out[f"blobs d={d}"] = (X, (-15.0, 15.0), 10, 1 / 6)
     X, _ = load_digits(return_X_y=True)

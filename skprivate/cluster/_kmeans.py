@@ -37,15 +37,33 @@ THRESHOLD_STDS = 2.0
 #: this fraction of the cube's half-width, and at most :data:`MAX_AUTO_ITER`.
 AUTO_CENTRE_ERROR = 0.05
 MAX_AUTO_ITER = 5
+#: Restarts of the non-private k-means on the leaves (a few hundred weighted points: cheap).
+N_INIT = 20
 
 
 class LabelsNotReleasedError(AttributeError):
     """``labels_`` of a private k-means: not kept, since it is a function of every row."""
 
 
-def _tree_depth(p):
-    """Levels of the tree on ``p`` coordinates: up to 8 halvings of each, about 20 levels."""
-    return p * max(2, min(8, 20 // p))
+#: Levels of the tree beyond where evenly spread rows would fall below the threshold.
+DEPTH_SLACK = 0
+
+
+def _tree_depth(p, n_plan, rho_tree):
+    """Levels of the tree on ``p`` coordinates, from public numbers and the noisy count.
+
+    Every level costs the same share of ``rho_tree`` whether or not a cell survives, so the
+    tree stops where cells could no longer clear the threshold: the deepest level ``D``
+    with ``D <= log2(n / threshold(D)) + DEPTH_SLACK`` (``n`` rows spread evenly over
+    ``2**D`` cells), at least ``p`` (one halving of each coordinate) and at most about 20
+    (up to 8 halvings of each coordinate).
+    """
+    cap = p * max(2, min(8, 20 // p))
+    for depth in range(cap, p, -1):
+        sigma = gaussian_sigma_for_rho(math.sqrt(depth), rho_tree)
+        if depth <= math.log2(n_plan / (THRESHOLD_STDS * sigma)) + DEPTH_SLACK:
+            return depth
+    return p
 
 
 def _auto_iterations(n_plan, n_clusters, n_features, rho_lloyd, sum_share):
@@ -148,7 +166,11 @@ class KMeans(DPEstimatorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
        along one coordinate and releases the counts of all their children with exact
        discrete Gaussian noise; a row is in one child per level, so each level has L2
        sensitivity 1. Cells whose noisy count clears two noise deviations survive; the
-       leaves are the dense regions at the finest scale the noise resolves. With more than
+       leaves are the dense regions at the finest scale the noise resolves. The number of
+       levels is planned from the noisy count: the deepest at which rows spread evenly
+       would still clear the threshold (at least one halving of each coordinate, at most
+       about 20 levels), since every level costs its share whether a cell survives or not.
+       With more than
        6 features the tree splits a random 6-dimensional projection (drawn from
        ``random_state``, independent of the rows), and the leaves' points are their noisy
        means (noisy sums, 20 %% of ``rho``, L2 sensitivity ``sqrt(d)``).
@@ -189,7 +211,7 @@ class KMeans(DPEstimatorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")  # the seed caveat: random_state=0
     ...     _ = km.fit(X)
-    >>> np.round(km.cluster_centers_[np.argsort(km.cluster_centers_[:, 0])])
+    >>> np.round(km.cluster_centers_[np.argsort(km.cluster_centers_[:, 0])]) + 0.0
     array([[-5., -5.],
            [ 0.,  5.],
            [ 5., -5.]])
@@ -271,7 +293,7 @@ class KMeans(DPEstimatorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
         U = (np.clip(X, lower, upper) - centre) / half
         k, d = self.n_clusters, X.shape[1]
 
-        start, tree_report, rho_start = self._private_start(U, rho, rng)
+        start, tree_report, rho_start = self._private_start(U, rho, count.n_plan, rng)
         rho_lloyd = rho - rho_start
         sum_share = math.sqrt(d) / (math.sqrt(d) + 1.0)
         n_iter = (_auto_iterations(count.n_plan, k, d, rho_lloyd, sum_share)
@@ -319,16 +341,16 @@ class KMeans(DPEstimatorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
         )
         return self
 
-    def _private_start(self, U, rho, rng):
+    def _private_start(self, U, rho, n_plan, rng):
         """The starting centres from the tree's leaves: ``(centres, report, rho_spent)``."""
         k, d = self.n_clusters, U.shape[1]
         V, basis = _lloyd.tree_coordinates(U, rng)
         p = V.shape[1]
-        depth = _tree_depth(p)
         rho_tree = TREE_SHARE * rho
+        depth = _tree_depth(p, n_plan, rho_tree)
         # depth levels of L2 sensitivity 1 each: depth / (2 sigma**2) <= rho_tree
         sigma_tree = gaussian_sigma_for_rho(math.sqrt(depth), rho_tree)
-        codes, depths, counts = _lloyd.dense_cells(
+        codes, depths, counts, row_leaf = _lloyd.dense_cells(
             V, depth, sigma_tree, THRESHOLD_STDS * sigma_tree, max(8 * k, 64), rng
         )
         report = {"tree levels": depth, "tree count noise": float(sigma_tree),
@@ -339,7 +361,7 @@ class KMeans(DPEstimatorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
         else:
             rho_leaf = LEAF_SHARE * rho
             sigma_leaf = gaussian_sigma_for_rho(math.sqrt(d), rho_leaf)
-            sums = _lloyd.cell_sums(U, V, codes, depths, depth, sigma_leaf, rng)
+            sums = _lloyd.leaf_sums(U, row_leaf, codes.size, sigma_leaf, rng)
             points = np.clip(sums / np.maximum(counts, 1.0)[:, None], -1.0, 1.0)
             report["leaf sum noise"] = float(sigma_leaf)
             rho_spent += rho_leaf
@@ -351,7 +373,7 @@ class KMeans(DPEstimatorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
             weights = np.concatenate([weights, np.ones(extra.shape[0])])
         # Post-processing of released values: non-private k-means on the weighted leaves.
         seed = int(rng.integers(np.iinfo(np.int32).max))
-        start = _PublicKMeans(k, n_init=5, random_state=seed).fit(
+        start = _PublicKMeans(k, n_init=N_INIT, random_state=seed).fit(
             points, sample_weight=weights
         ).cluster_centers_
         return start, report, rho_spent

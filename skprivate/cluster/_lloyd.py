@@ -54,26 +54,6 @@ def tree_coordinates(U, rng):
     return (np.clip(U @ basis, -1.0, 1.0) + 1.0) / 2.0, basis
 
 
-def _level_codes(V, depth):
-    """``codes[l]``: each row's cell at level ``l + 1`` (an integer of ``l + 1`` bits).
-
-    Level ``l`` (0-based) splits axis ``a = l mod p`` at its ``(l // p + 1)``-th binary
-    digit, so a cell at depth ``D`` is a box whose side along axis ``a`` is
-    ``2**-(number of levels below D on axis a)``.
-    """
-    p = V.shape[1]
-    digits = -(-depth // p)
-    # floor(v 2**digits), kept below 2**digits (v = 1 belongs to the last cell)
-    grid = np.minimum((V * 2.0**digits).astype(np.int64), 2**digits - 1)
-    code = np.zeros(V.shape[0], dtype=np.int64)
-    codes = []
-    for level in range(depth):
-        axis, digit = level % p, level // p
-        code = 2 * code + ((grid[:, axis] >> (digits - 1 - digit)) & 1)
-        codes.append(code)
-    return codes
-
-
 def cell_centres(codes, depths, p):
     """The centre of each cell ``codes[i]`` at depth ``depths[i]``, in the tree's ``[0, 1]^p``."""
     codes = np.asarray(codes, dtype=np.int64)
@@ -90,24 +70,32 @@ def cell_centres(codes, depths, p):
 
 
 def dense_cells(V, depth, sigma, threshold, max_cells, rng):
-    """The tree's leaves: ``(codes, depths, noisy_counts)``.
+    """The tree's leaves: ``(codes, depths, noisy_counts, row_leaf)``.
 
     ``depth`` levels, each ``1 / (2 sigma**2)``-zCDP (module docstring); a child survives
     when its noisy count is at least ``threshold``, and at most the ``max_cells`` largest
     survive (both post-processing). A leaf is a surviving cell none of whose children
     survive, or a survivor of the last level: the dense regions, each at the finest scale
-    the noise lets through. Leaves are returned with their depth and noisy count.
+    the noise lets through. Leaves are returned with their depth and noisy count;
+    ``row_leaf`` (private, never released) is the leaf of each row, -1 for a row in none.
     """
-    codes_by_level = _level_codes(V, depth)
+    p = V.shape[1]
+    digits = -(-depth // p)
+    # floor(v 2**digits), kept below 2**digits (v = 1 belongs to the last cell)
+    grid = np.minimum((V * 2.0**digits).astype(np.int64), 2**digits - 1)
+    rows = np.arange(V.shape[0])  # the rows inside a surviving cell
+    code = np.zeros(V.shape[0], dtype=np.int64)
+    row_leaf = np.full(V.shape[0], -1)
     active = np.zeros(1, dtype=np.int64)
     active_counts = np.array([np.nan])  # the root is never a leaf: its count is not released
-    leaves, leaf_depths, leaf_counts = [], [], []
-    for level, codes in enumerate(codes_by_level):
+    leaves, leaf_depths, leaf_counts, n_leaves = [], [], [], 0
+    for level in range(depth):
+        axis, digit = level % p, level // p
+        code = 2 * code + ((grid[rows, axis] >> (digits - 1 - digit)) & 1)
         children = np.stack([2 * active, 2 * active + 1], axis=1).ravel()  # sorted
-        where = np.searchsorted(children, codes)
-        inside = where < children.size
-        inside[inside] = children[where[inside]] == codes[inside]
-        counts = np.bincount(where[inside], minlength=children.size)
+        # every row left lies in a surviving cell, so its child is among the children
+        where = np.searchsorted(children, code)
+        counts = np.bincount(where, minlength=children.size)
         noisy = counts + discrete_gaussian_noise(sigma, size=children.size, random_state=rng)
         keep = np.flatnonzero(noisy >= threshold)
         if keep.size > max_cells:
@@ -116,37 +104,38 @@ def dense_cells(V, depth, sigma, threshold, max_cells, rng):
         has_child = np.zeros(active.size, dtype=bool)
         has_child[keep // 2] = True
         if level:
-            leaves.append(active[~has_child])
-            leaf_depths.append(np.full((~has_child).sum(), level))
-            leaf_counts.append(active_counts[~has_child])
-        if keep.size == 0:
-            active, active_counts = active[:0], active_counts[:0]
-            break
+            new_leaf = ~has_child
+            leaves.append(active[new_leaf])
+            leaf_depths.append(np.full(new_leaf.sum(), level))
+            leaf_counts.append(active_counts[new_leaf])
+            parent = where // 2
+            in_leaf = new_leaf[parent]
+            row_leaf[rows[in_leaf]] = n_leaves + (np.cumsum(new_leaf) - 1)[parent[in_leaf]]
+            n_leaves += int(new_leaf.sum())
+        kept = np.zeros(children.size, dtype=bool)
+        kept[keep] = True
+        stay = kept[where]
+        rows, code = rows[stay], code[stay]
         active, active_counts = children[keep], noisy[keep].astype(float)
+        if keep.size == 0:
+            break
     leaves.append(active)
     leaf_depths.append(np.full(active.size, depth))
     leaf_counts.append(active_counts)
-    return np.concatenate(leaves), np.concatenate(leaf_depths), np.concatenate(leaf_counts)
+    row_leaf[rows] = n_leaves + np.searchsorted(active, code)
+    return (np.concatenate(leaves), np.concatenate(leaf_depths), np.concatenate(leaf_counts),
+            row_leaf)
 
 
-def cell_sums(U, V, codes, depths, depth, sigma, rng):
-    """Noisy sums of the rows of ``U`` in each leaf ``(codes, depths)`` of the tree.
+def leaf_sums(U, row_leaf, n_leaves, sigma, rng):
+    """Noisy sums of the rows of ``U`` in each leaf of the tree (``row_leaf``, -1: none).
 
     The leaves are disjoint cells, so a row lies in at most one of them, and it has L2 norm
-    at most ``sqrt(d)``: the ``len(codes) x d`` sums have L2 sensitivity ``sqrt(d)``, and
+    at most ``sqrt(d)``: the ``n_leaves x d`` sums have L2 sensitivity ``sqrt(d)``, and
     granular Gaussian noise ``sigma`` makes the release ``d / (2 sigma**2)``-zCDP.
     """
-    codes_by_level = _level_codes(V, depth)
-    leaf = np.full(U.shape[0], -1)
-    for level in np.unique(depths):
-        mine = np.flatnonzero(depths == level)
-        order = mine[np.argsort(codes[mine])]
-        row_codes = codes_by_level[level - 1]
-        where = np.minimum(np.searchsorted(codes[order], row_codes), order.size - 1)
-        hit = codes[order][where] == row_codes
-        leaf[hit] = order[where[hit]]
-    inside = leaf >= 0
-    sums = _sums_by_label(U[inside], leaf[inside], codes.size)
+    inside = row_leaf >= 0
+    sums = _sums_by_label(U[inside], row_leaf[inside], n_leaves)
     return granular_gaussian_mechanism(sums, math.sqrt(U.shape[1]), sigma, random_state=rng)
 
 
@@ -159,7 +148,10 @@ def _sums_by_label(U, labels, n_labels):
 
 def nearest(U, centres):
     """Index of the nearest centre of each row (squared Euclidean distance)."""
-    scores = U @ centres.T - 0.5 * np.einsum("ij,ij->i", centres, centres)[None, :]
+    # einsum, not BLAS: a thin (n x d) by (d x k) product gains nothing from BLAS threads,
+    # and on a busy machine their spinning made it ten times slower (measured at 300k rows).
+    scores = np.einsum("ij,kj->ik", U, centres)
+    scores -= 0.5 * np.einsum("ij,ij->i", centres, centres)[None, :]
     return np.argmax(scores, axis=1)
 
 

@@ -133,34 +133,33 @@ def test_lloyd_step_with_the_noise_off_is_lloyds():
         np.testing.assert_allclose(new[j], U[labels == j].mean(axis=0), atol=1e-9)
 
 
-def test_tree_cells_contain_their_rows():
-    """A row's code at each depth names the box that holds it (decoded independently)."""
-    V = np.random.default_rng(1).uniform(0, 1, size=(200, 3))
-    depth = 7
-    codes = _lloyd._level_codes(V, depth)
-    for level in (1, 4, 7):
-        centres = _lloyd.cell_centres(codes[level - 1], np.full(200, level), 3)
-        splits = np.array([len(range(a, level, 3)) for a in range(3)])
-        half = 2.0 ** -(splits + 1.0)
-        assert np.all(np.abs(V - centres) <= half + 1e-12)
-
-
-def test_tree_levels_have_sensitivity_one():
-    """Adding a row changes exactly one count by one at every level, whichever cells."""
-    V = np.random.default_rng(2).uniform(0, 1, size=(300, 2))
-    extra = np.array([[0.3, 0.8]])
-    before = _lloyd._level_codes(V, 10)
-    after = _lloyd._level_codes(np.vstack([V, extra]), 10)
-    for a, b in zip(before, after):
-        diff = np.bincount(b, minlength=2**10) - np.bincount(a, minlength=2**10)
-        assert np.abs(diff).sum() == 1
+@pytest.mark.parametrize("p", [1, 3])
+def test_tree_leaves_hold_their_rows_and_their_counts(p):
+    """With the noise off: each row assigned to a leaf lies in that leaf's box (decoded
+    independently from the code), the leaves are disjoint, and each leaf's count is the
+    number of its rows (one row moves one count of each level by one: sensitivity 1)."""
+    V = np.random.default_rng(1).beta(0.5, 0.5, size=(400, p))
+    codes, depths, counts, row_leaf = _lloyd.dense_cells(V, 7 * p, 1e-9, 5, 64, check_rng(0))
+    assert len(set(zip(codes.tolist(), depths.tolist()))) == codes.size
+    assigned = row_leaf >= 0
+    np.testing.assert_array_equal(counts, np.bincount(row_leaf[assigned],
+                                                      minlength=codes.size))
+    assert np.all(counts >= 5)
+    centres = _lloyd.cell_centres(codes, depths, p)
+    # the side of a cell along axis a: 2**-(levels below its depth that split axis a)
+    splits = np.array([[len(range(a, depth, p)) for a in range(p)] for depth in depths])
+    half = 2.0 ** -(splits + 1.0)
+    leaf = row_leaf[assigned]
+    assert np.all(np.abs(V[assigned] - centres[leaf]) <= half[leaf] + 1e-12)
+    # the beta(0.5, 0.5) rows crowd the corners, which the tree keeps
+    assert assigned.mean() > 0.5
 
 
 def test_tree_finds_the_dense_cells_with_little_noise():
     U = np.clip(_blobs(d=2) / 10.0, -1, 1)
     V, basis = _lloyd.tree_coordinates(U, check_rng(0))
     assert basis is None
-    codes, depths, counts = _lloyd.dense_cells(V, 16, 0.01, 50, 64, check_rng(0))
+    codes, depths, counts, _ = _lloyd.dense_cells(V, 16, 0.01, 50, 64, check_rng(0))
     # leaves are disjoint and their counts sum to the rows of the dense cells kept
     assert counts.sum() <= len(U) + 1
     points = 2 * _lloyd.cell_centres(codes, depths, 2) - 1
@@ -176,3 +175,23 @@ def test_more_features_than_the_tree_uses_projects():
     assert basis.shape == (9, _lloyd.MAX_TREE_DIMENSION)
     np.testing.assert_allclose(basis.T @ basis, np.eye(_lloyd.MAX_TREE_DIMENSION), atol=1e-12)
     assert V.min() >= 0 and V.max() <= 1
+
+
+def test_lloyd_noise_has_the_stated_scale():
+    """The released counts and sums carry noise of the deviations the accounting assumes
+    (a release with less noise than accounted would be a privacy bug; more, a utility one)."""
+    rng = np.random.default_rng(3)
+    U = rng.uniform(-1, 1, size=(2000, 2))
+    centres = np.array([[-0.5, 0.0], [0.5, 0.0]])
+    labels = np.argmin(((U[:, None, :] - centres[None]) ** 2).sum(-1), axis=1)
+    exact_counts = np.bincount(labels)
+    exact_sums = np.stack([U[labels == j].sum(axis=0) for j in range(2)])
+    generator = check_rng(0)
+    count_noise, sum_noise = [], []
+    for _ in range(400):
+        new, counts = _lloyd.lloyd_step(U, centres, 20.0, 30.0, 0.0, generator)
+        count_noise.append(counts - exact_counts)
+        sum_noise.append(new * counts[:, None] - exact_sums)
+    assert np.std(count_noise) == pytest.approx(20.0, rel=0.1)
+    assert np.std(sum_noise) == pytest.approx(30.0, rel=0.1)
+    assert abs(np.mean(count_noise)) < 2.0
