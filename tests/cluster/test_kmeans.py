@@ -195,3 +195,24 @@ def test_lloyd_noise_has_the_stated_scale():
     assert np.std(count_noise) == pytest.approx(20.0, rel=0.1)
     assert np.std(sum_noise) == pytest.approx(30.0, rel=0.1)
     assert abs(np.mean(count_noise)) < 2.0
+
+
+def test_in_a_pipeline_and_a_search_with_the_cost_totalled():
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+
+    from skprivate.accounting import total_privacy_cost
+    from skprivate.preprocessing import BoundedScaler
+
+    X = _blobs(n=3000)
+    pipe = make_pipeline(BoundedScaler(bounds=(-10, 10)),
+                         KMeans(4, epsilon=0.5, bounds=(0, 1), random_state=0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        labels = pipe.fit(X).predict(X)
+        search = GridSearchCV(KMeans(bounds=(-10, 10), random_state=0),
+                              {"n_clusters": [2, 4]}, cv=2).fit(X)
+    assert labels.shape == (3000,)
+    assert search.best_params_ == {"n_clusters": 4}
+    # 2 candidates x 2 folds + the refit, each at epsilon 1 on overlapping rows
+    assert total_privacy_cost(search, X)[0] == pytest.approx(5.0)
