@@ -45,23 +45,21 @@ class LabelsNotReleasedError(AttributeError):
     """``labels_`` of a private k-means: not kept, since it is a function of every row."""
 
 
-#: Levels of the tree beyond where evenly spread rows would fall below the threshold.
-DEPTH_SLACK = 0
-
-
 def _tree_depth(p, n_plan, rho_tree):
     """Levels of the tree on ``p`` coordinates, from public numbers and the noisy count.
 
     Every level costs the same share of ``rho_tree`` whether or not a cell survives, so the
     tree stops where cells could no longer clear the threshold: the deepest level ``D``
-    with ``D <= log2(n / threshold(D)) + DEPTH_SLACK`` (``n`` rows spread evenly over
-    ``2**D`` cells), at least ``p`` (one halving of each coordinate) and at most about 20
-    (up to 8 halvings of each coordinate).
+    with ``D <= log2(n / threshold(D))`` (``n`` rows spread evenly over ``2**D`` cells), at
+    least ``p`` (one halving of each coordinate) and at most about 20 (up to 8 halvings of
+    each coordinate). Clustered rows fill some cells far beyond ``n / 2**D``, but going 2
+    or 4 levels deeper than this did worse on digits and breast cancer and no better on
+    blobs (``benchmarks/kmeans.py``): the deeper levels' noise costs more than they find.
     """
     cap = p * max(2, min(8, 20 // p))
     for depth in range(cap, p, -1):
         sigma = gaussian_sigma_for_rho(math.sqrt(depth), rho_tree)
-        if depth <= math.log2(n_plan / (THRESHOLD_STDS * sigma)) + DEPTH_SLACK:
+        if depth <= math.log2(n_plan / (THRESHOLD_STDS * sigma)):
             return depth
     return p
 
@@ -295,6 +293,10 @@ class KMeans(DPEstimatorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
         start, tree_report, rho_start = self._private_start(U, rho, count.n_plan, rng)
         rho_lloyd = rho - rho_start
+        # A centre's squared error is about (d sigma_sum**2 + |mu|**2 sigma_count**2) / n_j**2;
+        # minimising it under d / (2 sigma_sum**2) + 1 / (2 sigma_count**2) = rho_iter
+        # (Lagrange) puts rho on sums and counts in the ratio d : |mu|, with |mu| <= sqrt(d)
+        # in the cube: sqrt(d) : 1 at the bound.
         sum_share = math.sqrt(d) / (math.sqrt(d) + 1.0)
         n_iter = (_auto_iterations(count.n_plan, k, d, rho_lloyd, sum_share)
                   if self.max_iter == "auto" else int(self.max_iter))
