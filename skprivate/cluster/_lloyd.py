@@ -81,21 +81,21 @@ def dense_cells(V, depth, sigma, threshold, max_cells, rng):
     """
     p = V.shape[1]
     digits = -(-depth // p)
-    # floor(v 2**digits), kept below 2**digits (v = 1 belongs to the last cell)
+    # floor(v 2**digits), kept below 2**digits (v = 1 belongs to the last cell); level l
+    # halves along axis l mod p by the (l // p + 1)-th binary digit of v
     grid = np.minimum((V * 2.0**digits).astype(np.int64), 2**digits - 1)
     rows = np.arange(V.shape[0])  # the rows inside a surviving cell
-    code = np.zeros(V.shape[0], dtype=np.int64)
+    cell = np.zeros(V.shape[0], dtype=np.int64)  # each such row's index in ``active``
     row_leaf = np.full(V.shape[0], -1)
     active = np.zeros(1, dtype=np.int64)
     active_counts = np.array([np.nan])  # the root is never a leaf: its count is not released
     leaves, leaf_depths, leaf_counts, n_leaves = [], [], [], 0
     for level in range(depth):
         axis, digit = level % p, level // p
-        code = 2 * code + ((grid[rows, axis] >> (digits - 1 - digit)) & 1)
         children = np.stack([2 * active, 2 * active + 1], axis=1).ravel()  # sorted
-        # every row left lies in a surviving cell, so its child is among the children
-        where = np.searchsorted(children, code)
-        counts = np.bincount(where, minlength=children.size)
+        # the child of a row: the lower or upper half of its cell along ``axis``
+        child = 2 * cell + ((grid[rows, axis] >> (digits - 1 - digit)) & 1)
+        counts = np.bincount(child, minlength=children.size)
         noisy = counts + discrete_gaussian_noise(sigma, size=children.size, random_state=rng)
         keep = np.flatnonzero(noisy >= threshold)
         if keep.size > max_cells:
@@ -108,21 +108,21 @@ def dense_cells(V, depth, sigma, threshold, max_cells, rng):
             leaves.append(active[new_leaf])
             leaf_depths.append(np.full(new_leaf.sum(), level))
             leaf_counts.append(active_counts[new_leaf])
-            parent = where // 2
-            in_leaf = new_leaf[parent]
-            row_leaf[rows[in_leaf]] = n_leaves + (np.cumsum(new_leaf) - 1)[parent[in_leaf]]
+            in_leaf = new_leaf[cell]
+            row_leaf[rows[in_leaf]] = n_leaves + (np.cumsum(new_leaf) - 1)[cell[in_leaf]]
             n_leaves += int(new_leaf.sum())
-        kept = np.zeros(children.size, dtype=bool)
-        kept[keep] = True
-        stay = kept[where]
-        rows, code = rows[stay], code[stay]
+        position = np.full(children.size, -1)
+        position[keep] = np.arange(keep.size)
+        cell = position[child]
+        stay = cell >= 0
+        rows, cell = rows[stay], cell[stay]
         active, active_counts = children[keep], noisy[keep].astype(float)
         if keep.size == 0:
             break
     leaves.append(active)
     leaf_depths.append(np.full(active.size, depth))
     leaf_counts.append(active_counts)
-    row_leaf[rows] = n_leaves + np.searchsorted(active, code)
+    row_leaf[rows] = n_leaves + cell
     return (np.concatenate(leaves), np.concatenate(leaf_depths), np.concatenate(leaf_counts),
             row_leaf)
 
