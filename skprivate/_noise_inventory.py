@@ -210,6 +210,13 @@ SECURE_RELEASES = (
         "the category probabilities",
         "functions of the category counts, released with exact discrete Laplace noise",
     ),
+    ContinuousRelease(
+        ("KMeans",), ("cluster_centers_",), None, None,
+        "the private cluster centres",
+        "granular discrete Gaussian (``granular_gaussian_mechanism``) on each Lloyd "
+        "iteration's sums (and, with more than 6 features, on the start's leaf sums), over "
+        "exact discrete Gaussian counts; the start is chosen from discrete Gaussian counts",
+    ),
 )
 
 

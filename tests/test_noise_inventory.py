@@ -86,6 +86,7 @@ CONFIGS = [
     ("OneHotEncoder", {}),  # integer noise only: nothing may be listed
     ("GaussianNB", {}),
     ("CategoricalNB", {}),
+    ("KMeans", {"n_clusters": 3, "bounds": (0.0, 1.0)}),
 ]
 
 # Fitted values a seed changes that are not noise.
