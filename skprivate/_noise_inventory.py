@@ -177,6 +177,18 @@ SECURE_RELEASES = (
         "Report Noisy Max with exact discrete Laplace noise on integer counts of correctly "
         "classified rows (ties to the first candidate): only the choice is released",
     ),
+    ContinuousRelease(
+        ("PCA",),
+        ("mean_", "components_", "explained_variance_", "explained_variance_ratio_",
+         "singular_values_", "clip_radius_", 'privacy_report_["clip_radius"]'),
+        None, None,
+        "the private mean, the eigenvectors of the private second-moment matrix, the "
+        "variances along them, and the variances' clipping radius (a public bin edge chosen "
+        "from noisy counts)",
+        "granular discrete Gaussian (``granular_gaussian_mechanism``, rho-zCDP) on the sum of "
+        "the rows, the upper triangle of the unit-norm centred rows' second moments and the "
+        "clipped variances; exact discrete Laplace counts for the radius",
+    ),
 )
 
 

@@ -81,6 +81,7 @@ CONFIGS = [
     ("SimpleImputer", {"strategy": "mean"}),
     ("SimpleImputer", {"strategy": "median"}),
     ("OneHotEncoder", {}),  # integer noise only: nothing may be listed
+    ("PCA", {"n_components": 3, "bounds": (0.0, 1.0)}),
 ]
 
 # Fitted values a seed changes that are not noise.
