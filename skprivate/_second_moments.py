@@ -1,4 +1,7 @@
-"""The noisy symmetric second-moment matrix ``sum_i w_i w_i^T``: one release, one place.
+"""The noisy symmetric second-moment matrix ``sum_i w_i w_i^T``, and a private norm radius.
+
+Both are shared by :class:`skprivate.decomposition.PCA` and the AdaSSP regressions of
+:mod:`skprivate.linear_model`: one release each, in one place.
 
 Mechanism (Analyze Gauss: Dwork, Talwar, Thakurta and Zhang 2014, Algorithm 1). The rows
 ``w_i`` are bounded, ``||w_i||_2 <= R``; the matrix ``S = sum_i w_i w_i^T`` is symmetric, so
@@ -25,9 +28,10 @@ import math
 
 import numpy as np
 
-from .mechanisms import granular_gaussian_mechanism
+from .mechanisms import discrete_laplace_noise, granular_gaussian_mechanism
 
 __all__ = []
+
 
 
 def noisy_second_moment(W, sensitivity, sigma, random_state):
@@ -63,3 +67,57 @@ def noisy_second_moment(W, sensitivity, sigma, random_state):
     S[rows, cols] = released
     S[cols, rows] = released
     return S
+
+
+def private_norm_quantile(norms, top, q, epsilon, rng, n_total=None, *, bins_per_octave=4,
+                          octaves=12):
+    """A radius below which about ``q n`` of ``norms`` lie, ``epsilon``-DP.
+
+    Why. A Gaussian release on rows of norm at most ``R`` has noise proportional to ``R``
+    (or ``R**2``), and the public bound ``top`` is usually far above the typical row: a
+    radius near a quantile of the norms, chosen privately, clips few rows and cuts the noise.
+
+    The bins are public: edges ``top * 2**(-j / bins_per_octave)`` for
+    ``j = 0 .. octaves * bins_per_octave``; a norm above
+    ``top`` counts in the last bin. Each row adds 1 to exactly one count, so the vector of
+    counts has L1 sensitivity 1 under add/remove and exact discrete Laplace noise of scale
+    ``1 / epsilon`` on each count makes it ``epsilon``-DP (the geometric mechanism, Ghosh,
+    Roughgarden and Sundararajan 2012; histograms: Dwork and Roth 2014, Section 3.3). The
+    radius is the first edge whose noisy cumulative count reaches ``q * n_total``
+    (post-processing; ``top`` if none does). ``n_total=None`` uses the histogram's own
+    noisy total, so that no exact count is read.
+
+    Parameters
+    ----------
+    norms : ndarray of shape (n_samples,)
+        The rows' norms (a function of each row and of public or released values only).
+    top : float
+        Public upper end of the bins, ``> 0``.
+    q : float
+        The quantile, in (0, 1].
+    epsilon : float
+        Privacy loss of the release, ``> 0``.
+    rng : numpy.random.Generator
+        The fit's generator.
+    n_total : float or None, default=None
+        A released (noisy) or public number of rows.
+    bins_per_octave, octaves : int, default=4, 12
+        The public bins. Fewer bins accumulate less noise in the cumulative counts (each
+        adds a discrete Laplace draw), at the price of a coarser radius.
+
+    Returns
+    -------
+    radius : float
+        One of the public edges.
+    """
+    n_bins = octaves * bins_per_octave + 1
+    edges = top * 2.0 ** (-np.arange(n_bins)[::-1] / bins_per_octave)
+    index = np.minimum(np.searchsorted(edges, norms, side="left"), n_bins - 1)
+    counts = np.bincount(index, minlength=n_bins).astype(np.int64)
+    noisy = counts + np.asarray(
+        discrete_laplace_noise(1.0 / epsilon, size=n_bins, random_state=rng), np.int64
+    )
+    cumulative = np.cumsum(noisy)
+    total = cumulative[-1] if n_total is None else n_total
+    reached = np.flatnonzero(cumulative >= q * total)
+    return float(edges[reached[0]]) if reached.size else float(top)

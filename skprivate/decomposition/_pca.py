@@ -53,10 +53,10 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .._row_count import COUNT_SHARE, count_report, release_row_count, rest_epsilon
-from .._second_moments import noisy_second_moment
+from .._second_moments import noisy_second_moment, private_norm_quantile
 from ..accounting._zcdp import gaussian_sigma_for_rho, zcdp_epsilon, zcdp_rho
 from ..base import DPEstimatorMixin
-from ..mechanisms import discrete_laplace_noise, granular_gaussian_mechanism
+from ..mechanisms import granular_gaussian_mechanism
 from ..preprocessing._common import resolve_bounds
 from ..utils._docstrings import SHARED_DOCS, Substitution
 from ..utils._validation import validate_numeric
@@ -69,9 +69,6 @@ HISTOGRAM_SHARE = 0.05
 RHO_SHARES = (0.2, 0.7, 0.1)
 #: The radius is this quantile of the centred rows' norms (few rows are clipped).
 RADIUS_QUANTILE = 0.9
-# Histogram bins: 4 per octave over 12 octaves below the public bound on the norms.
-_BINS_PER_OCTAVE = 4
-_N_BINS = 12 * _BINS_PER_OCTAVE + 1
 
 
 def _split_rho(rho):
@@ -80,26 +77,6 @@ def _split_rho(rho):
     while sum(parts) > rho:
         parts[-1] = math.nextafter(parts[-1], 0.0)
     return parts
-
-
-def _private_norm_quantile(norms, top, q, epsilon, n_total, rng):
-    """A radius below which about ``q n`` of ``norms`` lie, ``epsilon``-DP.
-
-    The bins are public: edges ``top * 2**(-j / 4)``; a norm above ``top`` counts in the last
-    bin. Each row adds 1 to exactly one count, so the vector of counts has L1 sensitivity 1
-    under add/remove and exact discrete Laplace noise of scale ``1 / epsilon`` on each count
-    makes it ``epsilon``-DP (the geometric mechanism, Ghosh, Roughgarden and Sundararajan
-    2012; Dwork and Roth 2014, Section 3.3). The radius is the first edge whose noisy
-    cumulative count reaches ``q * n_total`` (post-processing; ``top`` if none does).
-    """
-    edges = top * 2.0 ** (-np.arange(_N_BINS)[::-1] / _BINS_PER_OCTAVE)
-    index = np.minimum(np.searchsorted(edges, norms, side="left"), _N_BINS - 1)
-    counts = np.bincount(index, minlength=_N_BINS).astype(np.int64)
-    noisy = counts + np.asarray(
-        discrete_laplace_noise(1.0 / epsilon, size=_N_BINS, random_state=rng), np.int64
-    )
-    reached = np.flatnonzero(np.cumsum(noisy) >= q * n_total)
-    return float(edges[reached[0]]) if reached.size else float(top)
 
 
 def _clip_norms(X, radius):
@@ -362,7 +339,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DPEstimatorMixin, B
         components *= np.sign(components[np.arange(k), largest])[:, None]
 
         # 4. The variances' radius, 5. the variances along the components and the rest.
-        radius = _private_norm_quantile(norms, top, RADIUS_QUANTILE, epsilon_h, n_plan, rng)
+        radius = private_norm_quantile(norms, top, RADIUS_QUANTILE, epsilon_h, rng, n_total=n_plan)
         clipped = _clip_norms(centred, radius)
         projected = clipped @ components.T
         residual = np.maximum((clipped**2).sum(axis=1) - (projected**2).sum(axis=1), 0.0)

@@ -10,11 +10,11 @@ from sklearn.decomposition import PCA as SkPCA
 from sklearn.pipeline import make_pipeline
 from sklearn.neighbors import KNeighborsClassifier
 
-from skprivate._second_moments import noisy_second_moment
+from skprivate._second_moments import noisy_second_moment, private_norm_quantile
 from skprivate.accounting import BudgetAccountant
 from skprivate.accounting._zcdp import zcdp_epsilon
 from skprivate.decomposition import PCA
-from skprivate.decomposition._pca import _private_norm_quantile, _split_rho
+from skprivate.decomposition._pca import _split_rho
 from skprivate.exceptions import BudgetExceededError, PrivacyLeakWarning
 from skprivate.mechanisms import check_rng
 
@@ -69,7 +69,8 @@ def test_private_norm_quantile_with_little_noise_is_the_next_edge():
     or above the q-quantile of the norms (np.quantile, independently)."""
     norms = np.random.default_rng(2).uniform(0.0, 10.0, size=2000)
     top, q = 16.0, 0.9
-    radius = _private_norm_quantile(norms, top, q, 1e6, len(norms), check_rng(0))
+    radius = private_norm_quantile(norms, top, q, 1e6, check_rng(0), n_total=len(norms))
+    assert private_norm_quantile(norms, top, q, 1e6, check_rng(0)) == radius
     edges = top * 2.0 ** (-np.arange(49)[::-1] / 4)
     # the first edge with at least q n norms at or below it
     expected = edges[np.searchsorted([np.sum(norms <= e) for e in edges], q * len(norms))]
