@@ -3,9 +3,18 @@
 Mechanism: AdaSSP, Wang (2018), "Revisiting differentially private linear regression:
 optimal and adaptive prediction & estimation in unbounded domain", Algorithm 2. The rows are
 mapped to bounded ``z`` (features scaled by public ``bounds_X`` to [-1, 1], or clipped to the
-ball of radius ``data_norm``; a constant 1 appended for the intercept) and the target to
-``v`` in [-1, 1] by public ``bounds_y``. With ``B**2`` the public bound on ``||z||**2``, three
-releases:
+ball of radius ``data_norm``), then clipped to a radius ``r`` chosen privately (below), a
+constant 1 appended for the intercept, and the target to ``v`` in [-1, 1] by public
+``bounds_y``. With ``B**2 = r**2 (+ 1)`` the bound on ``||z||**2``, four releases:
+
+0. the radius ``r``: the median of the scaled rows' norms, read from a histogram over public
+   geometric bins with exact discrete Laplace counts, ``HISTOGRAM_SHARE * epsilon``-DP
+   (:func:`skprivate._second_moments.private_norm_quantile`). The public bound
+   (``sqrt(n_features)`` after scaling, or ``data_norm``) is usually far above the typical
+   row, and the noise of the releases below grows with ``B**2``; clipping at the median
+   shrinks the noise by that factor, at the price of a bias (rows beyond ``r`` are scaled
+   down, their targets are not). On diabetes it raised the test R2 at epsilon 1 from 0.02
+   to 0.19 (``benchmarks/adassp.py``);
 
 1. ``lambda_min(Z^T Z)`` with Gaussian noise. Adding or removing a row adds or subtracts
    ``z z^T``, a positive semi-definite matrix of norm ``||z||**2 <= B**2``, so every
@@ -16,11 +25,13 @@ releases:
 
 Each is released by :func:`~skprivate.mechanisms.granular_gaussian_mechanism` (exact discrete
 Gaussian noise), ``rho / 3``-zCDP (Canonne, Kamath and Steinke 2020, Theorem 14); the three
-compose to ``rho``-zCDP (Bun and Steinke 2016, Lemma 2.3; the later releases' noise is fixed
-in advance, only the ridge chosen from the first is adaptive, and it is post-processing),
-which is ``(epsilon, delta)``-DP with ``rho = zcdp_rho(epsilon, delta)`` (Canonne, Kamath and
-Steinke 2020, Proposition 12). No noise depends on the number of rows, so no count is
-released and the spend carries ``dp_accounting.ZCDpEvent(rho)``.
+compose to ``rho``-zCDP (Bun and Steinke 2016, Lemma 2.3, adaptively: their sensitivity
+depends on the released radius, their ``rho`` does not), which is
+``(zcdp_epsilon(rho, delta), delta)``-DP (Canonne, Kamath and Steinke 2020, Proposition 12),
+and the pure histogram adds its epsilon (basic adaptive composition, Dwork and Roth 2014,
+Theorem 3.16): ``rho = zcdp_rho(epsilon - epsilon_h, delta)``. No noise depends on the
+number of rows, so no count is released (the radius's quantile is taken of the histogram's
+own noisy total).
 
 Post-processing: the ridge ``lambda = max(0, tau - lambda_min_low)``, where ``tau`` bounds
 the spectral norm of the noise on ``Z^T Z`` with probability ``1 - beta`` (Wang 2018,
@@ -126,6 +137,8 @@ _ADASSP_PARAMS = {
         Private intercept (0.0 with ``fit_intercept=False``).
     noise_ridge_ : float
         AdaSSP's noise-aware ridge ``lambda`` added in the scaled space (see Notes).
+    clip_radius_ : float
+        The private radius the scaled rows were clipped to.
     bounds_ : tuple of ndarray or None
         The features' clipping range (None when ``data_norm`` was used).
     bounds_y_ : tuple of float
@@ -137,14 +150,19 @@ _ADASSP_PARAMS = {
     %(n_features_in_)s
     %(feature_names_in_)s""",
     "adassp_notes": """
-    Guarantee: ``(epsilon, delta)``-DP for add/remove-one-row neighbours, through
-    zero-concentrated DP. The fit releases three statistics of the rows mapped to bounded
-    ``z`` (features scaled to [-1, 1] by ``bounds_X`` or clipped to ``data_norm``, a
-    constant 1 for the intercept, squared norm at most ``B**2``) and of the target scaled
-    to [-1, 1] by ``bounds_y``: the smallest eigenvalue of ``Z^T Z`` (sensitivity
-    ``B**2``, Weyl's inequality), ``Z^T Z`` (sensitivity ``B**2``) and ``Z^T y``
-    (sensitivity ``B``), each with exact discrete Gaussian noise and a third of the zCDP
-    budget ``rho = zcdp_rho(epsilon, delta)``. This is AdaSSP (Wang 2018, Algorithm 2).
+    Guarantee: ``(epsilon, delta)``-DP for add/remove-one-row neighbours. The features are
+    scaled to [-1, 1] by ``bounds_X`` (or clipped to ``data_norm``), then clipped to a
+    radius ``r``, the median of the rows' norms from a histogram with exact discrete
+    Laplace counts (10 %% of ``epsilon``): the public bound is usually far above the
+    typical row, and the noise below grows with the squared radius. With a constant 1
+    for the intercept the rows ``z`` have ``||z||**2 <= B**2 = r**2 + 1``, and the target
+    is scaled to [-1, 1] by ``bounds_y``. Three statistics are released: the smallest
+    eigenvalue of ``Z^T Z`` (sensitivity ``B**2``, Weyl's inequality), ``Z^T Z``
+    (sensitivity ``B**2``) and ``Z^T y`` (sensitivity ``B``), each with exact discrete
+    Gaussian noise and a third of the zCDP budget ``rho``, the largest whose
+    ``(epsilon', delta)`` conversion fits in the 90 %% of ``epsilon`` the histogram leaves.
+    This is AdaSSP (Wang 2018, Algorithm 2) with a private clipping radius; clipping the
+    rows and not their targets biases the coefficients where many rows are clipped.
     The coefficients solve the ridge system of the noisy statistics with a ridge
     ``noise_ridge_`` chosen from the noisy eigenvalue: large when the noise dominates
     the data's smallest eigenvalue, zero when the data are well conditioned. No noise
@@ -359,8 +377,8 @@ class LinearRegression(_AdaSSPRegressor):
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")  # the seed caveat: random_state=0
     ...     _ = reg.fit(X, y)
-    >>> np.round(reg.coef_, 1), round(reg.intercept_, 1)
-    (array([ 1. , -2. ,  0.5]), 3.0)
+    >>> round(reg.score(X, y), 2), round(reg.intercept_, 1)
+    (0.99, 3.0)
     """
 
     def __init__(self, *, epsilon=1.0, delta=1e-5, bounds_X=None, bounds_y=None,
@@ -420,8 +438,8 @@ class Ridge(_AdaSSPRegressor):
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")  # the seed caveat: random_state=0
     ...     _ = reg.fit(X, y)
-    >>> np.round(reg.coef_, 1)
-    array([ 1. , -2. ,  0.5])
+    >>> round(reg.score(X, y), 2)
+    0.99
     """
 
     _parameter_constraints = {
