@@ -52,6 +52,7 @@ from sklearn.base import (
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _caveats
 from .._row_count import COUNT_SHARE, count_report, release_row_count, rest_epsilon
 from .._second_moments import noisy_second_moment, private_norm_quantile
 from ..accounting._zcdp import gaussian_sigma_for_rho, zcdp_epsilon, zcdp_rho
@@ -295,7 +296,9 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DPEstimatorMixin, B
 
         caveats = []
         if self.bounds is None and self.data_norm is None:
-            lower, upper, caveats = resolve_bounds(None, X, "PCA")
+            lower, upper, _ = resolve_bounds(None, X, "PCA")
+            caveats = [_caveats.bounds_from_data(["bounds", "data_norm"],
+                                                 "bounds=(lower, upper) or data_norm")]
         elif self.bounds is not None:
             lower, upper, _ = resolve_bounds(self.bounds, X, "PCA")
         else:

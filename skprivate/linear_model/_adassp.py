@@ -236,7 +236,10 @@ class _AdaSSPRegressor(RegressorMixin, DPEstimatorMixin, BaseEstimator):
 
         caveats = []
         if self.bounds_X is not None or self.data_norm is None:
-            lower, upper, caveats = resolve_bounds(self.bounds_X, X, owner)
+            lower, upper, read = resolve_bounds(self.bounds_X, X, owner)
+            if read:  # the features' range was read from X: say which parameters to pass
+                caveats.append(_caveats.bounds_from_data(
+                    ["bounds_X", "data_norm"], "bounds_X=(lower, upper) or data_norm"))
             centre, half = upper / 2.0 + lower / 2.0, upper / 2.0 - lower / 2.0
             U = (np.clip(X, lower, upper) - centre) / half
             top = math.sqrt(n_features)  # every scaled feature in [-1, 1]
@@ -317,6 +320,13 @@ class _AdaSSPRegressor(RegressorMixin, DPEstimatorMixin, BaseEstimator):
             caveats,
         )
         return self
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Calibrated noise on the 200 rows of scikit-learn's regression check makes its
+        # R2 > 0.5 threshold a matter of chance, not of correctness.
+        tags.regressor_tags.poor_score = True
+        return tags
 
     def predict(self, X):
         """Predict with the private coefficients.
