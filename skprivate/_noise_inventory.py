@@ -189,6 +189,21 @@ SECURE_RELEASES = (
         "the rows, the upper triangle of the unit-norm centred rows' second moments and the "
         "clipped variances; exact discrete Laplace counts for the radius",
     ),
+    ContinuousRelease(
+        ("LinearRegression", "Ridge"),
+        ("coef_", "intercept_", "noise_ridge_", "clip_radius_", 'privacy_report_["noise_ridge"]',
+         'privacy_report_["clip_radius"]', 'privacy_report_["l2_sensitivity"]["lambda_min"]',
+         'privacy_report_["l2_sensitivity"]["Z^T Z"]', 'privacy_report_["l2_sensitivity"]["Z^T y"]',
+         'privacy_report_["noise_std"]["lambda_min"]', 'privacy_report_["noise_std"]["Z^T Z"]',
+         'privacy_report_["noise_std"]["Z^T y"]'),
+        None, None,
+        "the coefficients solved from the noisy sufficient statistics, AdaSSP's ridge, the "
+        "rows' clipping radius (a public bin edge chosen from noisy counts) and the "
+        "sensitivities and noise computed from it",
+        "granular discrete Gaussian (``granular_gaussian_mechanism``, rho-zCDP) on the "
+        "smallest eigenvalue of ``Z^T Z``, on ``Z^T Z`` and on ``Z^T y``; exact discrete "
+        "Laplace counts for the radius",
+    ),
 )
 
 

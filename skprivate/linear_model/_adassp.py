@@ -200,6 +200,13 @@ class _AdaSSPRegressor(RegressorMixin, DPEstimatorMixin, BaseEstimator):
     def _alpha(self):
         return 0.0
 
+    def _centre_and_half(self, lower, upper):
+        """The affine map of ``[lower, upper]`` onto [-1, 1] (a scaling only, onto a part of
+        it, without an intercept: a shift would put one back in the original units)."""
+        if self.fit_intercept:
+            return upper / 2.0 + lower / 2.0, upper / 2.0 - lower / 2.0
+        return 0.0 * lower, np.maximum(np.abs(lower), np.abs(upper))
+
     def _privacy_plan(self, n_samples):
         # A pure histogram and zCDP releases fitted within (epsilon, delta) whatever n, by
         # basic composition (module docstring): no dp_accounting event.
@@ -240,7 +247,7 @@ class _AdaSSPRegressor(RegressorMixin, DPEstimatorMixin, BaseEstimator):
             if read:  # the features' range was read from X: say which parameters to pass
                 caveats.append(_caveats.bounds_from_data(
                     ["bounds_X", "data_norm"], "bounds_X=(lower, upper) or data_norm"))
-            centre, half = upper / 2.0 + lower / 2.0, upper / 2.0 - lower / 2.0
+            centre, half = self._centre_and_half(lower, upper)
             U = (np.clip(X, lower, upper) - centre) / half
             top = math.sqrt(n_features)  # every scaled feature in [-1, 1]
             bounds_ = (lower, upper)
@@ -257,7 +264,7 @@ class _AdaSSPRegressor(RegressorMixin, DPEstimatorMixin, BaseEstimator):
         norm2 = radius**2
         y_lower, y_upper, y_caveats = _target_bounds(self.bounds_y, y, owner)
         caveats += y_caveats
-        y_centre, y_half = y_upper / 2.0 + y_lower / 2.0, y_upper / 2.0 - y_lower / 2.0
+        y_centre, y_half = self._centre_and_half(y_lower, y_upper)
         v = (np.clip(y, y_lower, y_upper) - y_centre) / y_half
 
         if self.fit_intercept:
