@@ -323,7 +323,9 @@ class _AdaSSPRegressor(RegressorMixin, DPEstimatorMixin, BaseEstimator):
                     "Theorem 14 and Proposition 12; Bun and Steinke 2016, Lemma 2.3"
                 ),
             },
-            None,  # no count was released: the delta >= 1/n check would read the exact n
+            # The delta >= 1/n check reads a released count, never the exact n: with an
+            # intercept, the constant column's entry of the noisy Z^T Z is n plus noise.
+            max(round(float(ZZ[-1, -1])), 1) if self.fit_intercept else None,
             caveats,
         )
         return self

@@ -139,3 +139,15 @@ def test_bounds_y_is_checked():
         LinearRegression(bounds_X=bounds_X, bounds_y=(3, 1)).fit(X, y)
     with pytest.raises(ValueError, match="bounds_y must be a pair"):
         LinearRegression(bounds_X=bounds_X, bounds_y=(1, 2, 3)).fit(X, y)
+
+
+def test_delta_is_checked_against_the_released_count():
+    """The noisy Z^T Z's intercept entry is a released count: delta >= 1/n is caught without
+    reading the exact number of rows."""
+    X, y, bounds_X = _sign_rows(n=200)
+    est = _fit(LinearRegression(delta=0.01, bounds_X=bounds_X, bounds_y=(-20, 20),
+                                random_state=0), X, y)
+    assert "delta_protects_no_one" in est.privacy_report_.caveat_codes
+    est = _fit(LinearRegression(delta=1e-5, bounds_X=bounds_X, bounds_y=(-20, 20),
+                                random_state=0), X, y)
+    assert "delta_protects_no_one" not in est.privacy_report_.caveat_codes
