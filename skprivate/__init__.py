@@ -22,8 +22,8 @@ _LAZY = {
     "GEMSCombiner": "skprivate.gems",
 }
 _SUBMODULES = [
-    "accounting", "audit", "base", "datasets", "dropout", "exceptions", "gems", "mechanisms",
-    "model_selection", "plotting", "preprocessing", "utils",
+    "accounting", "audit", "base", "datasets", "decomposition", "dropout", "exceptions", "gems",
+    "mechanisms", "model_selection", "plotting", "preprocessing", "utils",
 ]
 
 __all__ = [

@@ -177,7 +177,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DPEstimatorMixin, B
 
     Unit-norm rows give the spatial-sign covariance, whose eigenvectors are those of the
     covariance for elliptical data and which needs no clipping radius; on digits (pixels in
-    [0, 16], 10 components, epsilon 1) the components capture about 89 %% of the test-set
+    [0, 16], 10 components, epsilon 1) the components capture about 88 %% of the test-set
     variance that non-private PCA captures. The shares were chosen by measurement on digits
     and breast cancer. diffprivlib's ``PCA`` draws the eigenvectors one at a time with an
     exponential mechanism (pure DP); Analyze Gauss is near-optimal for approximate DP
