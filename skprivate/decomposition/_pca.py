@@ -85,6 +85,32 @@ def _clip_norms(X, radius):
     return X * np.minimum(1.0, radius / np.maximum(norms, np.finfo(float).tiny))[:, None]
 
 
+def _clip_rows(X, lower, upper, data_norm):
+    """The rows the fit reads: scaled into the ball of radius ``data_norm``, *then* clipped
+    to the box, so that every row lies in the box whatever the two declare (a ball first
+    scaled towards 0 could leave a box that does not hold 0, and the mean's sensitivity
+    ``||(upper - lower) / 2||`` would not hold)."""
+    if data_norm is not None:
+        X = _clip_norms(X, float(data_norm))
+    return X if lower is None else np.clip(X, lower, upper)
+
+
+def _variance_sums(clipped, components, radius):
+    """``(sum_i p_ij**2 for each component j, sum_i residual_i**2)`` of rows of norm <= R.
+
+    Each row adds a non-negative vector whose entries sum to ``||w||**2 <= R**2`` (its
+    squared projections and squared residual, for orthonormal components), so its L2 norm
+    is at most its L1 norm, ``R**2``. The components are orthonormal up to rounding: each
+    row's vector is scaled down to sum at most ``R**2`` so that the bound holds as computed.
+    """
+    squares = (clipped @ components.T) ** 2
+    residual = np.maximum((clipped**2).sum(axis=1) - squares.sum(axis=1), 0.0)
+    rows = np.hstack([squares, residual[:, None]])
+    total = rows.sum(axis=1)
+    rows *= np.minimum(1.0, radius**2 / np.maximum(total, np.finfo(float).tiny))[:, None]
+    return rows.sum(axis=0)
+
+
 @Substitution(**SHARED_DOCS)
 class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DPEstimatorMixin, BaseEstimator):
     """Principal component analysis with differential privacy.
@@ -303,9 +329,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DPEstimatorMixin, B
             lower, upper, _ = resolve_bounds(self.bounds, X, "PCA")
         else:
             lower = upper = None
-        Xc = X if lower is None else np.clip(X, lower, upper)
-        if self.data_norm is not None:
-            Xc = _clip_norms(Xc, float(self.data_norm))
+        Xc = _clip_rows(X, lower, upper, self.data_norm)
 
         # 2. The mean: sum of the clipped rows about a public centre (Gaussian mechanism).
         if lower is not None:
@@ -344,9 +368,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DPEstimatorMixin, B
         # 4. The variances' radius, 5. the variances along the components and the rest.
         radius = private_norm_quantile(norms, top, RADIUS_QUANTILE, epsilon_h, rng, n_total=n_plan)
         clipped = _clip_norms(centred, radius)
-        projected = clipped @ components.T
-        residual = np.maximum((clipped**2).sum(axis=1) - (projected**2).sum(axis=1), 0.0)
-        sums = np.concatenate([(projected**2).sum(axis=0), [residual.sum()]])
+        sums = _variance_sums(clipped, components, radius)
         sigma_variances = gaussian_sigma_for_rho(radius**2, rho_variances)
         noisy = np.maximum(np.asarray(granular_gaussian_mechanism(
             sums, radius**2, sigma_variances, random_state=rng)), 0.0)

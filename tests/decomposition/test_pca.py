@@ -187,3 +187,31 @@ def test_in_a_pipeline():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         model.fit(X[:1200], y[:1200])
     assert model.score(X[1200:], y[1200:]) > 0.8
+
+
+def test_rows_lie_in_the_box_when_both_bounds_and_data_norm_are_declared():
+    """The mean's sensitivity ||(upper - lower) / 2|| needs every row in the box: a ball
+    that does not hold the box's points would otherwise scale them out of it."""
+    from skprivate.decomposition._pca import _clip_rows
+
+    X = np.random.default_rng(4).uniform(0, 20, size=(500, 3))
+    lower, upper = np.full(3, 5.0), np.full(3, 10.0)
+    rows = _clip_rows(X, lower, upper, 3.0)  # the ball of radius 3 misses the box
+    assert np.all(rows >= lower) and np.all(rows <= upper)
+    assert np.all(np.linalg.norm(_clip_rows(X, None, None, 3.0), axis=1) <= 3.0 + 1e-12)
+
+
+def test_each_rows_variance_vector_is_within_the_sensitivity():
+    """Per row, the released vector (squared projections, squared residual) has L2 norm at
+    most R**2, even with components that are not exactly orthonormal."""
+    from skprivate.decomposition._pca import _variance_sums
+
+    rng = np.random.default_rng(5)
+    components = np.linalg.qr(rng.normal(size=(6, 6)))[0][:3] * (1 + 1e-3)  # a bit long
+    radius = 2.0
+    for _ in range(200):
+        w = rng.normal(size=(1, 6))
+        w *= radius / np.linalg.norm(w)  # on the sphere: the worst case
+        one = _variance_sums(w, components, radius)
+        assert np.linalg.norm(one) <= radius**2 * (1 + 1e-12)
+        assert one.sum() <= radius**2 * (1 + 1e-12)
