@@ -80,8 +80,12 @@ def _split_rho(rho):
     return parts
 
 
+def _row_norms(X):
+    return np.sqrt(np.einsum("ij,ij->i", X, X))  # one pass, no n-by-d temporary
+
+
 def _clip_norms(X, radius):
-    norms = np.linalg.norm(X, axis=1)
+    norms = _row_norms(X)
     return X * np.minimum(1.0, radius / np.maximum(norms, np.finfo(float).tiny))[:, None]
 
 
@@ -91,24 +95,26 @@ def _clip_rows(X, lower, upper, data_norm):
     scaled towards 0 could leave a box that does not hold 0, and the mean's sensitivity
     ``||(upper - lower) / 2||`` would not hold)."""
     if data_norm is not None:
-        X = _clip_norms(X, float(data_norm))
-    return X if lower is None else np.clip(X, lower, upper)
+        X = _clip_norms(X, float(data_norm))  # a new array
+        return X if lower is None else np.clip(X, lower, upper, out=X)
+    return np.clip(X, lower, upper)  # a new array: the caller works on it in place
 
 
-def _variance_sums(clipped, components, radius):
-    """``(sum_i p_ij**2 for each component j, sum_i residual_i**2)`` of rows of norm <= R.
+def _variance_sums(unit, lengths, components, radius):
+    """``(sum_i p_ij**2 for each component j, sum_i residual_i**2)`` of the rows
+    ``w_i = lengths_i * unit_i``, of norm ``lengths_i <= R`` (the centred rows clipped to R).
 
     Each row adds a non-negative vector whose entries sum to ``||w||**2 <= R**2`` (its
     squared projections and squared residual, for orthonormal components), so its L2 norm
     is at most its L1 norm, ``R**2``. The components are orthonormal up to rounding: each
     row's vector is scaled down to sum at most ``R**2`` so that the bound holds as computed.
     """
-    squares = (clipped @ components.T) ** 2
-    residual = np.maximum((clipped**2).sum(axis=1) - squares.sum(axis=1), 0.0)
-    rows = np.hstack([squares, residual[:, None]])
-    total = rows.sum(axis=1)
-    rows *= np.minimum(1.0, radius**2 / np.maximum(total, np.finfo(float).tiny))[:, None]
-    return rows.sum(axis=0)
+    squares = ((unit @ components.T) * lengths[:, None]) ** 2
+    projected = squares.sum(axis=1)
+    residual = np.maximum(lengths**2 - projected, 0.0)
+    shrink = np.minimum(1.0, radius**2 / np.maximum(projected + residual,
+                                                     np.finfo(float).tiny))
+    return np.concatenate([shrink @ squares, [shrink @ residual]])
 
 
 @Substitution(**SHARED_DOCS)
@@ -344,7 +350,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DPEstimatorMixin, B
             top = min(top, 2.0 * float(self.data_norm))
         sigma_mean = gaussian_sigma_for_rho(mean_sensitivity, rho_mean)
         noisy_sum = granular_gaussian_mechanism(
-            (Xc - centre).sum(axis=0), mean_sensitivity, sigma_mean, random_state=rng
+            Xc.sum(axis=0) - n_samples * centre, mean_sensitivity, sigma_mean, random_state=rng
         )
         mean = centre + np.asarray(noisy_sum) / n_plan
         if lower is not None:
@@ -353,9 +359,10 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DPEstimatorMixin, B
             mean = _clip_norms(mean[None, :], float(self.data_norm))[0]
 
         # 3. The directions: unit-norm centred rows, Analyze Gauss with sensitivity 1.
-        centred = Xc - mean
-        norms = np.linalg.norm(centred, axis=1)
-        unit = centred / np.where(norms > 0, norms, 1.0)[:, None]
+        unit = Xc  # a copy of X already: centred and scaled in place (one n-by-d array)
+        unit -= mean
+        norms = _row_norms(unit)
+        unit /= np.where(norms > 0, norms, 1.0)[:, None]
         sigma_directions = gaussian_sigma_for_rho(1.0, rho_directions)
         S = noisy_second_moment(unit, 1.0, sigma_directions, rng)
         eigenvalues, eigenvectors = np.linalg.eigh(S)
@@ -367,8 +374,7 @@ class PCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DPEstimatorMixin, B
 
         # 4. The variances' radius, 5. the variances along the components and the rest.
         radius = private_norm_quantile(norms, top, RADIUS_QUANTILE, epsilon_h, rng, n_total=n_plan)
-        clipped = _clip_norms(centred, radius)
-        sums = _variance_sums(clipped, components, radius)
+        sums = _variance_sums(unit, np.minimum(norms, radius), components, radius)
         sigma_variances = gaussian_sigma_for_rho(radius**2, rho_variances)
         noisy = np.maximum(np.asarray(granular_gaussian_mechanism(
             sums, radius**2, sigma_variances, random_state=rng)), 0.0)

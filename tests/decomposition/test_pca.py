@@ -210,8 +210,8 @@ def test_each_rows_variance_vector_is_within_the_sensitivity():
     components = np.linalg.qr(rng.normal(size=(6, 6)))[0][:3] * (1 + 1e-3)  # a bit long
     radius = 2.0
     for _ in range(200):
-        w = rng.normal(size=(1, 6))
-        w *= radius / np.linalg.norm(w)  # on the sphere: the worst case
-        one = _variance_sums(w, components, radius)
+        unit = rng.normal(size=(1, 6))
+        unit /= np.linalg.norm(unit)
+        one = _variance_sums(unit, np.array([radius]), components, radius)  # on the sphere
         assert np.linalg.norm(one) <= radius**2 * (1 + 1e-12)
         assert one.sum() <= radius**2 * (1 + 1e-12)
