@@ -34,8 +34,10 @@ most of the budget is spent on a norm no row reaches. Scaling every centred row 
 removes the radius altogether (sensitivity 1, nothing to choose from the rows); the matrix
 is then the spatial-sign covariance, whose eigenvectors are the covariance's for elliptical
 distributions (Visuri, Koivunen and Oja 2000; Locantore et al. 1999) and which is robust to
-outlying rows. Measured on digits and breast cancer (``benchmarks/pca.py``) it captured more
-test-set variance than clipping at a privately chosen quantile of the norms. The radius is
+outlying rows. Measured while choosing it (digits, 10 components, epsilon 1, 3 seeds, the
+same budget split) it captured 0.89 of non-private PCA's test-set variance against 0.80 to
+0.84 for the centred rows clipped at a private quantile (25th to 75th percentile) of their
+norms; with the noise of the plain upper triangle (no ``sqrt(2)`` scaling) it captured 0.82. The radius is
 still needed for the variances (in the data's units), where a private quantile serves.
 """
 
