@@ -215,3 +215,18 @@ def test_each_rows_variance_vector_is_within_the_sensitivity():
         one = _variance_sums(unit, np.array([radius]), components, radius)  # on the sphere
         assert np.linalg.norm(one) <= radius**2 * (1 + 1e-12)
         assert one.sum() <= radius**2 * (1 + 1e-12)
+
+
+def test_unfitted_caveats_and_a_public_number_of_rows():
+    from skprivate.accounting._leaks import parameter_caveats
+
+    assert [c.code for c in parameter_caveats(PCA())] == ["bounds_from_data"]
+    assert parameter_caveats(PCA(data_norm=1.0)) == []
+    X, _ = _elliptical(n=300)
+    private = _fit(PCA(2, bounds=(-20, 30), random_state=0), X)
+    public = _fit(PCA(2, bounds=(-20, 30), n_samples_public=True, random_state=0), X)
+    assert public.n_samples_ == 300
+    assert "treated as public" in public.privacy_report_["number of rows"]
+    # the count's 5 % goes to the Gaussian releases instead
+    assert public.privacy_report_["zcdp_rho"] > private.privacy_report_["zcdp_rho"]
+    assert "treated as public" not in private.privacy_report_["number of rows"]
