@@ -22,9 +22,9 @@ _LAZY = {
     "GEMSCombiner": "skprivate.gems",
 }
 _SUBMODULES = [
-    "accounting", "audit", "base", "cluster", "datasets", "dropout", "exceptions", "gems",
-    "mechanisms", "model_selection", "naive_bayes", "plotting", "preprocessing", "stats",
-    "utils",
+    "accounting", "audit", "base", "cluster", "datasets", "decomposition", "dropout",
+    "exceptions", "gems", "mechanisms", "model_selection", "naive_bayes", "plotting",
+    "preprocessing", "stats", "utils",
 ]
 
 __all__ = [

@@ -217,6 +217,33 @@ SECURE_RELEASES = (
         "iteration's sums (and, with more than 6 features, on the start's leaf sums), over "
         "exact discrete Gaussian counts; the start is chosen from discrete Gaussian counts",
     ),
+    ContinuousRelease(
+        ("PCA",),
+        ("mean_", "components_", "explained_variance_", "explained_variance_ratio_",
+         "singular_values_", "clip_radius_", 'privacy_report_["clip_radius"]'),
+        None, None,
+        "the private mean, the eigenvectors of the private second-moment matrix, the "
+        "variances along them, and the variances' clipping radius (a public bin edge chosen "
+        "from noisy counts)",
+        "granular discrete Gaussian (``granular_gaussian_mechanism``, rho-zCDP) on the sum of "
+        "the rows, the upper triangle of the unit-norm centred rows' second moments and the "
+        "clipped variances; exact discrete Laplace counts for the radius",
+    ),
+    ContinuousRelease(
+        ("LinearRegression", "Ridge"),
+        ("coef_", "intercept_", "noise_ridge_", "clip_radius_", 'privacy_report_["noise_ridge"]',
+         'privacy_report_["clip_radius"]', 'privacy_report_["l2_sensitivity"]["lambda_min"]',
+         'privacy_report_["l2_sensitivity"]["Z^T Z"]', 'privacy_report_["l2_sensitivity"]["Z^T y"]',
+         'privacy_report_["noise_std"]["lambda_min"]', 'privacy_report_["noise_std"]["Z^T Z"]',
+         'privacy_report_["noise_std"]["Z^T y"]'),
+        None, None,
+        "the coefficients solved from the noisy sufficient statistics, AdaSSP's ridge, the "
+        "rows' clipping radius (a public bin edge chosen from noisy counts) and the "
+        "sensitivities and noise computed from it",
+        "granular discrete Gaussian (``granular_gaussian_mechanism``, rho-zCDP) on the "
+        "smallest eigenvalue of ``Z^T Z``, on ``Z^T Z`` and on ``Z^T y``; exact discrete "
+        "Laplace counts for the radius",
+    ),
 )
 
 

@@ -252,20 +252,19 @@ def parameter_caveats(step, classes=None):
         caveats.append(_caveats.labels_from_data(classes))
     if params.get("train_split"):
         caveats.append(_caveats.validation_rows_unprotected(params["train_split"]))
-    present = [k for k in ("data_norm", "bounds") if k in params]
+    # bounds_X and bounds_y: diffprivlib's names, kept by the AdaSSP regressions
+    present = [k for k in ("data_norm", "bounds", "bounds_X") if k in params]
     read = [k for k in present if params[k] is None]
-    if "y_bound" in params and params["y_bound"] is None:
-        read_y = ["y_bound"]
-    else:
-        read_y = []
+    read_y = [k for k in ("y_bound", "bounds_y") if k in params and params[k] is None]
     if len(read) == 2:  # either one, given, makes both public
-        fix = "public bounds (data_norm or bounds" + (", and y_bound" if read_y else "") + ")"
+        fix = (f"public bounds ({' or '.join(read)}"
+               + (f", and {read_y[0]}" if read_y else "") + ")")
         caveats.append(_caveats.bounds_from_data(read + read_y, fix, planned=True))
     elif read and read == present == ["bounds"] and _spends(step):
         # a private scaler or imputer that reads its clipping range from X
         caveats.append(_caveats.bounds_from_data(read, "bounds=(lower, upper)", planned=True))
     elif read_y:
-        caveats.append(_caveats.bounds_from_data(read_y, "y_bound", planned=True))
+        caveats.append(_caveats.bounds_from_data(read_y, read_y[0], planned=True))
     if "min_categories" in params and params["min_categories"] is None and _spends(step):
         # CategoricalNB reads the number of categories of each feature from the rows
         caveats.append(_caveats.bounds_from_data(

@@ -106,7 +106,7 @@ def _declared(estimator):
     except Exception:  # not an estimator: nothing declared
         return []
     out = []
-    for key in ("bounds", "data_norm", "y_bound"):
+    for key in ("bounds", "data_norm", "y_bound", "bounds_X", "bounds_y"):
         if params.get(key) is not None:
             out.append(PublicInput(key, f"declared: {key}={_shown(params[key])}"))
     if params.get("classes") is not None:
