@@ -387,6 +387,7 @@ class HistGradientBoostingClassifier(DPEstimatorMixin, ClassifierMixin, BaseEsti
         self.bounds_ = (lower, upper)
         bins, n_bins = public_bins(X, lower, upper, categorical, categories,
                                    int(self.max_bins))
+        bins = np.ascontiguousarray(bins.T)  # feature-major, for leaf_index
 
         count = release_row_count(X.shape[0], float(self.epsilon),
                                   public=bool(self.n_samples_public), rng=rng)
@@ -507,6 +508,7 @@ class HistGradientBoostingClassifier(DPEstimatorMixin, ClassifierMixin, BaseEsti
         lower, upper = self.bounds_
         bins, _ = public_bins(X, lower, upper, self._categorical, self._categories,
                               int(self.max_bins))
+        bins = np.ascontiguousarray(bins.T)
         scores = np.tile(self.baseline_prediction_, (X.shape[0], 1))
         for t in range(self.n_iter_):
             for k in range(self.n_trees_per_iteration_):

@@ -66,13 +66,21 @@ def draw_trees(rng, n_trees, depth, n_bins, categorical):
 
 
 def leaf_index(bins, features, go_right):
-    """The leaf (``0 .. 2**depth - 1``) of every row in one tree (vectorised over rows)."""
+    """The leaf (``0 .. 2**depth - 1``) of every row in one tree (vectorised over rows).
+
+    ``bins`` of shape ``(n_features, n_samples)`` (feature-major, so that the gather of one
+    feature per row reads one flat array).
+    """
     n_nodes = features.shape[0]
     depth = int(round(math.log2(n_nodes + 1)))
-    rows = np.arange(bins.shape[0])
-    node = np.zeros(bins.shape[0], dtype=np.intp)
+    n_samples = bins.shape[1]
+    flat_bins, width = bins.ravel(), go_right.shape[1]
+    flat_right = go_right.ravel()
+    column = np.arange(n_samples)
+    node = np.zeros(n_samples, dtype=np.intp)
     for _ in range(depth):
-        node = 2 * node + 1 + go_right[node, bins[rows, features[node]]]
+        value = flat_bins[features[node] * n_samples + column]
+        node = 2 * node + 1 + flat_right[node * width + value]
     return node - n_nodes
 
 
