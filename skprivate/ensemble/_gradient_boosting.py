@@ -20,6 +20,7 @@ since the rest is planned from the count (:mod:`skprivate._row_count`, Dwork, Ro
 Vadhan 2010, Theorem III.3): the fit is ``(epsilon, delta)``-DP whatever the number of rows.
 """
 
+import functools
 import math
 from numbers import Integral, Real
 
@@ -69,6 +70,13 @@ _TOTAL_STEP, _MAX_LEARNING_RATE = 60.0, 0.5
 # A leaf's Newton step is clipped to this many units of the score (log-odds) before the
 # learning rate: a leaf whose noisy Hessian sum came out near 0 must not move the model far.
 _MAX_LEAF_STEP = 2.0
+
+
+@functools.lru_cache(maxsize=64)
+def _zcdp_budget(epsilon, delta):
+    """:func:`~skprivate.accounting._zcdp.zcdp_rho`, cached: a numerical search of about
+    30 conversions, repeated for every fit with the same ``(epsilon, delta)``."""
+    return zcdp_rho(epsilon, delta)
 
 
 def auto_depth(n_plan):
@@ -338,7 +346,8 @@ class HistGradientBoostingClassifier(DPEstimatorMixin, ClassifierMixin, BaseEsti
 
     def _rounds(self, n_plan, n_scores):
         """``(rho_counts, rho_round, sigma, n_iter, depth, learning_rate)`` from public numbers."""
-        rho = zcdp_rho(rest_epsilon(self.epsilon, self._count_epsilon()), self.delta)
+        rho = _zcdp_budget(rest_epsilon(self.epsilon, self._count_epsilon()),
+                           float(self.delta))
         rho_counts = _CLASS_COUNT_SHARE * rho
         rho_trees = rho - rho_counts
         sensitivity = row_sensitivity(n_scores)
