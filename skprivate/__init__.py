@@ -22,7 +22,8 @@ _LAZY = {
     "GEMSCombiner": "skprivate.gems",
 }
 _SUBMODULES = [
-    "accounting", "audit", "base", "datasets", "dropout", "exceptions", "gems", "mechanisms",
+    "accounting", "audit", "base", "datasets", "dropout", "ensemble", "exceptions", "gems",
+    "mechanisms",
     "model_selection", "plotting", "preprocessing", "utils",
 ]
 

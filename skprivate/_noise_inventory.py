@@ -177,6 +177,15 @@ SECURE_RELEASES = (
         "Report Noisy Max with exact discrete Laplace noise on integer counts of correctly "
         "classified rows (ties to the first candidate): only the choice is released",
     ),
+    ContinuousRelease(
+        ("HistGradientBoostingClassifier",), ("leaf_values_", "baseline_prediction_"), None,
+        None,
+        "the trees' leaf values (Newton steps from each round's noisy leaf sums of gradients "
+        "and Hessians) and the starting scores (from the noisy class counts)",
+        "granular discrete Gaussian (``granular_gaussian_mechanism``) on each round's leaf "
+        "sums and on the class counts; the values are functions of those releases and public "
+        "numbers",
+    ),
 )
 
 

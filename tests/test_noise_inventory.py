@@ -81,6 +81,7 @@ CONFIGS = [
     ("SimpleImputer", {"strategy": "mean"}),
     ("SimpleImputer", {"strategy": "median"}),
     ("OneHotEncoder", {}),  # integer noise only: nothing may be listed
+    ("HistGradientBoostingClassifier", {}),
 ]
 
 # Fitted values a seed changes that are not noise.
