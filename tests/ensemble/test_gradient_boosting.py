@@ -254,3 +254,19 @@ def test_bad_categorical_declarations_are_refused(params, match):
     X, y = _interaction(100, 9)
     with pytest.raises(ValueError, match=match):
         HistGradientBoostingClassifier(bounds=(-1, 1), classes=[0, 1], **params).fit(X, y)
+
+
+def test_in_a_pipeline_its_spend_and_leaks_are_totalled():
+    from sklearn.pipeline import make_pipeline
+
+    from skprivate.accounting import leaking_steps, total_privacy_cost
+    from skprivate.preprocessing import BoundedScaler
+
+    X, y = _interaction(1_000, 10)
+    declared = make_pipeline(BoundedScaler(bounds=(-1, 1)), HistGradientBoostingClassifier(
+        epsilon=0.7, bounds=(0, 1), classes=[0, 1], random_state=0)).fit(X, y)
+    cost = total_privacy_cost(declared)
+    assert (cost.epsilon, cost.delta) == (0.7, 1e-5)
+    assert leaking_steps(declared) == []
+    read = make_pipeline(HistGradientBoostingClassifier(classes=[0, 1])).fit(X, y)
+    assert [step.name for step in leaking_steps(read)] == ["HistGradientBoostingClassifier"]
