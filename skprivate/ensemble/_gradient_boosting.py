@@ -398,9 +398,12 @@ class HistGradientBoostingClassifier(DPEstimatorMixin, ClassifierMixin, BaseEsti
         self.classes_, y_index, caveats = _resolve_classes(name, self.classes, y)
         categorical = _as_index(self.categorical_features, X.shape[1], name)
         categories = self._declared_categories(categorical)
-        lower, upper, bound_caveats = resolve_bounds(
-            self.bounds, np.where(categorical, 0.0, X) if np.any(categorical) else X, name)
-        caveats += bound_caveats
+        if self.bounds is None and np.all(categorical):  # no range to read or declare
+            lower, upper = np.zeros(X.shape[1]), np.ones(X.shape[1])
+        else:
+            lower, upper, bound_caveats = resolve_bounds(
+                self.bounds, np.where(categorical, 0.0, X), name)
+            caveats += bound_caveats
         self.bounds_ = (lower, upper)
         bins, n_bins = public_bins(X, lower, upper, categorical, categories,
                                    int(self.max_bins))

@@ -270,3 +270,39 @@ def test_in_a_pipeline_its_spend_and_leaks_are_totalled():
     assert leaking_steps(declared) == []
     read = make_pipeline(HistGradientBoostingClassifier(classes=[0, 1])).fit(X, y)
     assert [step.name for step in leaking_steps(read)] == ["HistGradientBoostingClassifier"]
+
+
+def test_leaf_values_are_newton_steps_of_the_leaf_sums():
+    # With negligible noise (epsilon 1e4), each leaf value is the Newton step computed here
+    # from the exact sums over the rows the fitted tree sends to that leaf.
+    X, y = _interaction(400, 11)
+    clf = HistGradientBoostingClassifier(
+        epsilon=1e4, bounds=(-1, 1), classes=[0, 1], max_iter=1, max_depth=2,
+        learning_rate=0.5, l2_regularization=3.0, n_samples_public=True,
+        random_state=0).fit(X, y)
+    p = expit(np.full(len(y), clf.baseline_prediction_[0]))
+    assert clf.baseline_prediction_[0] == pytest.approx(np.log(y.sum() / (len(y) - y.sum())),
+                                                        abs=1e-3)
+    bins, _ = public_bins(X, np.full(4, -1.0), np.ones(4), np.zeros(4, bool), [], 16)
+    leaves = leaf_index(np.ascontiguousarray(bins.T), clf._features[0, 0],
+                        clf._go_right[0, 0])
+    G = np.bincount(leaves, p - y, minlength=4)
+    H = np.bincount(leaves, p * (1 - p), minlength=4)
+    expected = 0.5 * np.clip(-G / (H + clf.noise_std_ + 3.0), -2, 2)
+    # the noise left moves a value by at most 5 sigma * learning_rate / (H + sigma + 3)
+    assert clf.noise_std_ < 0.05
+    np.testing.assert_allclose(clf.leaf_values_[0, 0], expected,
+                               atol=5 * clf.noise_std_ * 0.5 / 3.0)
+    assert np.max(np.abs(expected)) > 20 * clf.noise_std_ * 0.5 / 3.0  # the test can fail
+
+
+def test_only_categorical_features_need_no_bounds():
+    rng = np.random.default_rng(12)
+    X = rng.integers(0, 3, size=(500, 2)).astype(float)
+    y = (X[:, 0] == 2).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # nothing read from the rows
+        clf = HistGradientBoostingClassifier(
+            categorical_features=[True, True], categories=[[0, 1, 2], [0, 1, 2]],
+            classes=[0, 1]).fit(X, y)
+    assert clf.privacy_report_.caveat_codes == []
