@@ -1,6 +1,7 @@
 """Private gradient boosting against DP-LSSGD and non-private boosting.
 
-Run with ``python benchmarks/boosting.py`` (about 3 minutes on 2 idle cores). Two tables:
+Run with ``python benchmarks/boosting.py`` (about 3 minutes on 2 idle cores; an integer
+argument runs that many seeds). Two tables:
 
 * Adult (``skprivate.datasets.load_adult``, train / test files): the 5 numeric features of
   ``make_adult_preprocessor`` with its public ranges (capital amounts as ``log1p``) and the 8
@@ -13,7 +14,8 @@ Run with ``python benchmarks/boosting.py`` (about 3 minutes on 2 idle cores). Tw
 Every private estimator runs with its defaults (only the public ranges, categories and
 classes are given) at epsilon 0.5, 1 and 2, 3 seeds; accuracy, ROC AUC, the share of test
 rows predicted positive (a usable probability gives about the true share at threshold 0.5)
-and the fit time (one thread for every model). Writes ``benchmarks/results/boosting.json`` and ``.md``.
+and the fit time (one thread for every model). Writes ``benchmarks/results/boosting.json``
+and ``.md``.
 """
 
 import sys

@@ -33,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._row_count import COUNT_SHARE, count_report, release_row_count, rest_epsilon
 from ..accounting._zcdp import gaussian_rho, gaussian_sigma_for_rho, zcdp_epsilon, zcdp_rho
-from ..base import DPEstimatorMixin, _n_rows, _resolve_classes
+from ..base import DPEstimatorMixin, _resolve_classes
 from ..mechanisms import granular_gaussian_mechanism
 from ..preprocessing._common import resolve_bounds
 from ..utils._docstrings import SHARED_DOCS, Substitution
