@@ -91,9 +91,10 @@ def auto_depth(n_plan):
     return min(max(depth, _MIN_DEPTH), _MAX_DEPTH)
 
 
-def auto_max_iter(n_plan, depth, rho_trees, sensitivity):
-    """Rounds whose noise is ``_NOISE_TO_LEAF`` of a leaf's expected Hessian sum."""
-    sigma = _NOISE_TO_LEAF * n_plan / (4.0 * 2**depth)
+def auto_max_iter(n_plan, depth, rho_trees, sensitivity, hessian=0.25):
+    """Rounds whose noise is ``_NOISE_TO_LEAF`` of a leaf's expected Hessian sum (``hessian``
+    per row: about 1/4 for the logistic loss at the start, 1 for the squared loss)."""
+    sigma = _NOISE_TO_LEAF * n_plan * hessian / 2**depth
     rounds = int(math.floor(2.0 * rho_trees * sigma**2 / sensitivity**2))
     return min(max(rounds, _MIN_ITER), _MAX_ITER)
 
@@ -127,8 +128,197 @@ def _as_index(categorical_features, n_features, owner):
     return mask
 
 
+class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
+    """What the classifier and the regressor share: the plan, the bins, the rounds."""
+
+    _parameter_constraints = {
+        **DPEstimatorMixin._dp_parameter_constraints,
+        "bounds": [tuple, list, None],
+        "categorical_features": ["array-like", None],
+        "categories": [list, None],
+        "max_bins": [Interval(Integral, 2, 255, closed="both")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "max_depth": [Interval(Integral, 1, 12, closed="both"), StrOptions({"auto"})],
+        "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "l2_regularization": [Interval(Real, 0, None, closed="left")],
+        "n_samples_public": ["boolean"],
+    }
+
+    # Expected Hessian of the loss per row, for the "auto" number of rounds.
+    _HESSIAN_PER_ROW = 0.25
+
+    # --- the plan ------------------------------------------------------------------------
+    def _privacy_plan(self, n_samples):
+        # (epsilon, delta) whatever the number of rows: the rounds share a fixed rho.
+        return self._privacy_spend(self.epsilon, self.delta)
+
+    def _count_epsilon(self):
+        return 0.0 if self.n_samples_public else float(COUNT_SHARE * float(self.epsilon))
+
+    def _rounds(self, n_plan, sensitivity):
+        """``(rho_start, sigma, n_iter, depth, learning_rate)`` from public numbers."""
+        rho = _zcdp_budget(rest_epsilon(self.epsilon, self._count_epsilon()),
+                           float(self.delta))
+        rho_start = _CLASS_COUNT_SHARE * rho
+        rho_trees = rho - rho_start
+        depth = auto_depth(n_plan) if self.max_depth == "auto" else int(self.max_depth)
+        n_iter = (auto_max_iter(n_plan, depth, rho_trees, sensitivity, self._HESSIAN_PER_ROW)
+                  if self.max_iter == "auto" else int(self.max_iter))
+        sigma = gaussian_sigma_for_rho(sensitivity, rho_trees / n_iter)
+        learning_rate = (auto_learning_rate(n_iter) if self.learning_rate == "auto"
+                         else float(self.learning_rate))
+        return rho_start, sigma, n_iter, depth, learning_rate
+
+    # --- fit -----------------------------------------------------------------------------
+    def _begin_fit(self, X):
+        """Reserve ``(epsilon, delta)`` before any value is read; the fit's generator."""
+        # The spend is (epsilon, delta) whatever the number of rows; the exact number of
+        # rows is read only when declared public.
+        if self.n_samples_public:
+            self._begin_private_fit(X)
+        else:
+            self._reserve_plan(None)
+        return self._noise_rng()
+
+    def _public_bins(self, X, caveats):
+        """Bins of ``X`` (feature-major) from the declared ranges and categories."""
+        name = type(self).__name__
+        categorical = _as_index(self.categorical_features, X.shape[1], name)
+        categories = self._declared_categories(categorical)
+        if self.bounds is None and np.all(categorical):  # no range to read or declare
+            lower, upper = np.zeros(X.shape[1]), np.ones(X.shape[1])
+        else:
+            lower, upper, bound_caveats = resolve_bounds(
+                self.bounds, np.where(categorical, 0.0, X), name)
+            caveats += bound_caveats
+        self.bounds_ = (lower, upper)
+        self._categorical, self._categories = categorical, categories
+        bins, n_bins = public_bins(X, lower, upper, categorical, categories,
+                                   int(self.max_bins))
+        return np.ascontiguousarray(bins.T), n_bins  # feature-major, for leaf_index
+
+    def _boost(self, bins, n_bins, baseline, gradients, sensitivity, plan, rng):
+        """The rounds: random trees, noisy leaf sums, Newton leaf values (fitted in place).
+
+        ``gradients(scores)`` returns each row's ``(g, h)``, arrays of shape ``(n, K)``;
+        ``plan`` is ``(sigma, n_iter, depth, learning_rate)``.
+        """
+        sigma, n_iter, depth, learning_rate = plan
+        n_scores, n_samples = len(baseline), bins.shape[1]
+        scores = np.tile(baseline, (n_samples, 1))
+        n_leaves = 2**depth
+        features, go_right = draw_trees(rng, n_iter * n_scores, depth, n_bins,
+                                        self._categorical)
+        features = features.reshape(n_iter, n_scores, -1)
+        go_right = go_right.reshape(n_iter, n_scores, *go_right.shape[1:])
+        leaf_values = np.empty((n_iter, n_scores, n_leaves))
+        denominator_floor = sigma + float(self.l2_regularization)
+        for t in range(n_iter):
+            g, h = clip_contributions(*gradients(scores), sensitivity)
+            leaves = np.column_stack([leaf_index(bins, features[t, k], go_right[t, k])
+                                      for k in range(n_scores)])
+            # One round: rho = sensitivity**2 / (2 sigma**2)-zCDP (._random_trees).
+            G, H = noisy_leaf_sums(leaves, g, h, n_leaves, sensitivity, sigma, rng)
+            step = np.clip(-G / (np.maximum(H, 0.0) + denominator_floor),
+                           -_MAX_LEAF_STEP, _MAX_LEAF_STEP)
+            leaf_values[t] = learning_rate * step
+            scores += leaf_values[t][np.arange(n_scores)[None, :], leaves]
+        self._features, self._go_right = features, go_right
+        self.leaf_values_ = leaf_values
+        self.baseline_prediction_ = baseline
+        self.n_iter_, self.max_depth_, self.learning_rate_ = n_iter, depth, learning_rate
+        self.n_trees_per_iteration_ = n_scores
+        self.noise_std_ = sigma
+
+    def _finish(self, count, rho_start, sensitivity, start, caveats):
+        """Report the plan's spend, ``(epsilon, delta)``, and what was released."""
+        sigma, n_iter = self.noise_std_, self.n_iter_
+        rho = rho_start + n_iter * gaussian_rho(sensitivity, sigma)
+        report = {
+            "mechanism": (
+                "gradient boosting with random splits on public bins: per round, the leaf "
+                "sums of gradients and Hessians with discrete Gaussian noise on a "
+                f"power-of-two grid (granular); starting scores from {start}"
+            ),
+            "rounds": n_iter,
+            "depth": self.max_depth_,
+            "noise std (leaf sums)": sigma,
+            "sensitivity (one row, L2)": sensitivity,
+            "rho (zCDP, starting scores and rounds)": rho,
+            "composition": (
+                "zCDP, rounds and starting scores added (Bun and Steinke 2016, Lemma 2.3), "
+                "converted once (Canonne, Kamath and Steinke 2020, Proposition 12); the "
+                "noisy count of rows added by basic composition"
+            ),
+            "reference": (
+                "Canonne, Kamath and Steinke 2020 (discrete Gaussian); Nori et al. 2021 "
+                "(random splits, DP-EBM)"
+            ),
+        }
+        report.update(count_report(count))
+        self._check_spend(count, rho)
+        self._finish_private_fit(self._privacy_plan(None), report, count.n_plan, caveats)
+
+    def _check_spend(self, count, rho):
+        """The plan (epsilon, delta) bounds what was spent (a library bug otherwise)."""
+        spent = count.epsilon + zcdp_epsilon(rho, self.delta)
+        if spent > float(self.epsilon) * (1.0 + 1e-9):  # pragma: no cover - a library bug
+            raise RuntimeError(f"spent epsilon {spent!r} above the plan {self.epsilon!r}")
+
+    def _declared_categories(self, categorical):
+        name = type(self).__name__
+        n_categorical = int(np.sum(categorical))
+        if n_categorical == 0:
+            if self.categories is not None:
+                raise ValueError(
+                    f"{name}: categories is given but categorical_features is None; pass "
+                    "categorical_features=[...] naming the columns they belong to."
+                )
+            return []
+        if self.categories is None or len(self.categories) != n_categorical:
+            got = None if self.categories is None else f"{len(self.categories)} lists"
+            raise ValueError(
+                f"{name}: categories must list the declared codes of each of the "
+                f"{n_categorical} categorical features, known without looking at the data; "
+                f"got {got}. Pass categories=[[0, 1, 2], ...], one list per categorical "
+                "feature in column order."
+            )
+        declared = []
+        for k, values in enumerate(self.categories):
+            values = np.asarray(values, dtype=float)
+            if values.ndim != 1 or values.size < 1 or not np.all(np.isfinite(values)) \
+                    or len(np.unique(values)) != values.size:
+                raise ValueError(
+                    f"{name}: categories[{k}] must be a non-empty list of distinct finite "
+                    f"numeric codes; got {self.categories[k]!r}."
+                )
+            declared.append(values)
+        return declared
+
+    # --- prediction ----------------------------------------------------------------------
+    def _raw_scores(self, X):
+        check_is_fitted(self)
+        X = validate_numeric(self, X, reset=False, dtype=np.float64,
+                             ensure_all_finite="allow-nan")
+        lower, upper = self.bounds_
+        bins, _ = public_bins(X, lower, upper, self._categorical, self._categories,
+                              int(self.max_bins))
+        bins = np.ascontiguousarray(bins.T)
+        scores = np.tile(self.baseline_prediction_, (X.shape[0], 1))
+        for t in range(self.n_iter_):
+            for k in range(self.n_trees_per_iteration_):
+                leaves = leaf_index(bins, self._features[t, k], self._go_right[t, k])
+                scores[:, k] += self.leaf_values_[t, k, leaves]
+        return scores
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
 @Substitution(**SHARED_DOCS)
-class HistGradientBoostingClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting):
     """Differentially private gradient-boosted trees on public bins.
 
     Boosting with the logistic loss (two classes) or the softmax loss (three or more):
@@ -301,17 +491,8 @@ class HistGradientBoostingClassifier(DPEstimatorMixin, ClassifierMixin, BaseEsti
     """
 
     _parameter_constraints = {
-        **DPEstimatorMixin._dp_parameter_constraints,
-        "bounds": [tuple, list, None],
-        "categorical_features": ["array-like", None],
-        "categories": [list, None],
-        "max_bins": [Interval(Integral, 2, 255, closed="both")],
-        "max_iter": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
-        "max_depth": [Interval(Integral, 1, 12, closed="both"), StrOptions({"auto"})],
-        "learning_rate": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "l2_regularization": [Interval(Real, 0, None, closed="left")],
+        **_BaseHistGradientBoosting._parameter_constraints,
         "classes": ["array-like", None],
-        "n_samples_public": ["boolean"],
     }
 
     def __init__(
@@ -347,29 +528,6 @@ class HistGradientBoostingClassifier(DPEstimatorMixin, ClassifierMixin, BaseEsti
         self.accountant = accountant
         self.random_state = random_state
 
-    # --- the plan ------------------------------------------------------------------------
-    def _privacy_plan(self, n_samples):
-        # (epsilon, delta) whatever the number of rows: the rounds share a fixed rho.
-        return self._privacy_spend(self.epsilon, self.delta)
-
-    def _count_epsilon(self):
-        return 0.0 if self.n_samples_public else float(COUNT_SHARE * float(self.epsilon))
-
-    def _rounds(self, n_plan, n_scores):
-        """``(rho_counts, rho_round, sigma, n_iter, depth, learning_rate)`` from public numbers."""
-        rho = _zcdp_budget(rest_epsilon(self.epsilon, self._count_epsilon()),
-                           float(self.delta))
-        rho_counts = _CLASS_COUNT_SHARE * rho
-        rho_trees = rho - rho_counts
-        sensitivity = row_sensitivity(n_scores)
-        depth = auto_depth(n_plan) if self.max_depth == "auto" else int(self.max_depth)
-        n_iter = (auto_max_iter(n_plan, depth, rho_trees, sensitivity)
-                  if self.max_iter == "auto" else int(self.max_iter))
-        sigma = gaussian_sigma_for_rho(sensitivity, rho_trees / n_iter)
-        learning_rate = (auto_learning_rate(n_iter) if self.learning_rate == "auto"
-                         else float(self.learning_rate))
-        return rho_counts, sigma, n_iter, depth, learning_rate
-
     # --- fit -----------------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -387,157 +545,38 @@ class HistGradientBoostingClassifier(DPEstimatorMixin, ClassifierMixin, BaseEsti
         self : HistGradientBoostingClassifier
             The fitted estimator.
         """
-        name = type(self).__name__
-        # The spend is (epsilon, delta) whatever the number of rows: reserved before any
-        # value is read; the exact number of rows is read only when declared public.
-        if self.n_samples_public:
-            self._begin_private_fit(X)
-        else:
-            self._reserve_plan(None)
-        rng = self._noise_rng()
+        rng = self._begin_fit(X)
         X, y = validate_numeric(self, X, y, reset=True, dtype=np.float64,
                                 ensure_all_finite="allow-nan")
         check_classification_targets(y)
-        self.classes_, y_index, caveats = _resolve_classes(name, self.classes, y)
-        categorical = _as_index(self.categorical_features, X.shape[1], name)
-        categories = self._declared_categories(categorical)
-        if self.bounds is None and np.all(categorical):  # no range to read or declare
-            lower, upper = np.zeros(X.shape[1]), np.ones(X.shape[1])
-        else:
-            lower, upper, bound_caveats = resolve_bounds(
-                self.bounds, np.where(categorical, 0.0, X), name)
-            caveats += bound_caveats
-        self.bounds_ = (lower, upper)
-        bins, n_bins = public_bins(X, lower, upper, categorical, categories,
-                                   int(self.max_bins))
-        bins = np.ascontiguousarray(bins.T)  # feature-major, for leaf_index
-
+        self.classes_, y_index, caveats = _resolve_classes(type(self).__name__,
+                                                           self.classes, y)
+        bins, n_bins = self._public_bins(X, caveats)
         count = release_row_count(X.shape[0], float(self.epsilon),
                                   public=bool(self.n_samples_public), rng=rng)
         n_classes = len(self.classes_)
         n_scores = 1 if n_classes == 2 else n_classes
-        rho_counts, sigma, n_iter, depth, learning_rate = self._rounds(count.n_plan, n_scores)
         sensitivity = row_sensitivity(n_scores)
+        rho_start, *plan = self._rounds(count.n_plan, sensitivity)
 
         # Starting scores from the noisy class counts: one row changes one count by 1, L2
-        # sensitivity 1, rho_counts-zCDP (Canonne, Kamath and Steinke 2020, Theorem 14).
-        sigma_counts = gaussian_sigma_for_rho(1.0, rho_counts)
+        # sensitivity 1, rho_start-zCDP (Canonne, Kamath and Steinke 2020, Theorem 14).
         counts = granular_gaussian_mechanism(
-            np.bincount(y_index, minlength=n_classes).astype(float), 1.0, sigma_counts,
-            random_state=rng)
+            np.bincount(y_index, minlength=n_classes).astype(float), 1.0,
+            gaussian_sigma_for_rho(1.0, rho_start), random_state=rng)
         log_share = np.log(np.maximum(counts, 1.0))
         baseline = (np.array([log_share[1] - log_share[0]]) if n_scores == 1
                     else log_share - np.mean(log_share))
-
         onehot = np.eye(n_classes)[y_index]
         target = onehot[:, 1:] if n_scores == 1 else onehot
-        scores = np.tile(baseline, (X.shape[0], 1))
-        n_leaves = 2**depth
-        features, go_right = draw_trees(rng, n_iter * n_scores, depth, n_bins, categorical)
-        features = features.reshape(n_iter, n_scores, -1)
-        go_right = go_right.reshape(n_iter, n_scores, *go_right.shape[1:])
-        leaf_values = np.empty((n_iter, n_scores, n_leaves))
-        denominator_floor = sigma + float(self.l2_regularization)
-        for t in range(n_iter):
+
+        def gradients(scores):
             proba = expit(scores) if n_scores == 1 else softmax(scores, axis=1)
-            g = proba - target
-            h = np.minimum(proba * (1.0 - proba), 0.25)
-            g, h = clip_contributions(g, h, sensitivity)
-            leaves = np.column_stack([leaf_index(bins, features[t, k], go_right[t, k])
-                                      for k in range(n_scores)])
-            # One round: rho = sensitivity**2 / (2 sigma**2)-zCDP (._random_trees).
-            G, H = noisy_leaf_sums(leaves, g, h, n_leaves, sensitivity, sigma, rng)
-            step = np.clip(-G / (np.maximum(H, 0.0) + denominator_floor),
-                           -_MAX_LEAF_STEP, _MAX_LEAF_STEP)
-            leaf_values[t] = learning_rate * step
-            scores += leaf_values[t][np.arange(n_scores)[None, :], leaves]
+            return proba - target, np.minimum(proba * (1.0 - proba), 0.25)
 
-        self._features, self._go_right = features, go_right
-        self._categorical, self._categories = categorical, categories
-        self.leaf_values_ = leaf_values
-        self.baseline_prediction_ = baseline
-        self.n_iter_, self.max_depth_, self.learning_rate_ = n_iter, depth, learning_rate
-        self.n_trees_per_iteration_ = n_scores
-        self.noise_std_ = sigma
-
-        rho = rho_counts + n_iter * gaussian_rho(sensitivity, sigma)
-        report = {
-            "mechanism": (
-                "gradient boosting with random splits on public bins: per round, the leaf "
-                "sums of gradients and Hessians with discrete Gaussian noise on a "
-                "power-of-two grid (granular); starting scores from noisy class counts"
-            ),
-            "rounds": n_iter,
-            "depth": depth,
-            "noise std (leaf sums)": sigma,
-            "sensitivity (one row, L2)": sensitivity,
-            "rho (zCDP, class counts and rounds)": rho,
-            "composition": (
-                "zCDP, rounds and class counts added (Bun and Steinke 2016, Lemma 2.3), "
-                "converted once (Canonne, Kamath and Steinke 2020, Proposition 12); the "
-                "noisy count of rows added by basic composition"
-            ),
-            "reference": (
-                "Canonne, Kamath and Steinke 2020 (discrete Gaussian); Nori et al. 2021 "
-                "(random splits, DP-EBM)"
-            ),
-        }
-        report.update(count_report(count))
-        self._check_spend(count, rho)
-        self._finish_private_fit(self._privacy_plan(None), report, count.n_plan, caveats)
+        self._boost(bins, n_bins, baseline, gradients, sensitivity, plan, rng)
+        self._finish(count, rho_start, sensitivity, "noisy class counts", caveats)
         return self
-
-    def _check_spend(self, count, rho):
-        """The plan (epsilon, delta) bounds what was spent (a library bug otherwise)."""
-        spent = count.epsilon + zcdp_epsilon(rho, self.delta)
-        if spent > float(self.epsilon) * (1.0 + 1e-9):  # pragma: no cover - a library bug
-            raise RuntimeError(f"spent epsilon {spent!r} above the plan {self.epsilon!r}")
-
-    def _declared_categories(self, categorical):
-        name = type(self).__name__
-        n_categorical = int(np.sum(categorical))
-        if n_categorical == 0:
-            if self.categories is not None:
-                raise ValueError(
-                    f"{name}: categories is given but categorical_features is None; pass "
-                    "categorical_features=[...] naming the columns they belong to."
-                )
-            return []
-        if self.categories is None or len(self.categories) != n_categorical:
-            got = None if self.categories is None else f"{len(self.categories)} lists"
-            raise ValueError(
-                f"{name}: categories must list the declared codes of each of the "
-                f"{n_categorical} categorical features, known without looking at the data; "
-                f"got {got}. Pass categories=[[0, 1, 2], ...], one list per categorical "
-                "feature in column order."
-            )
-        declared = []
-        for k, values in enumerate(self.categories):
-            values = np.asarray(values, dtype=float)
-            if values.ndim != 1 or values.size < 1 or not np.all(np.isfinite(values)) \
-                    or len(np.unique(values)) != values.size:
-                raise ValueError(
-                    f"{name}: categories[{k}] must be a non-empty list of distinct finite "
-                    f"numeric codes; got {self.categories[k]!r}."
-                )
-            declared.append(values)
-        return declared
-
-    # --- prediction ----------------------------------------------------------------------
-    def _raw_scores(self, X):
-        check_is_fitted(self)
-        X = validate_numeric(self, X, reset=False, dtype=np.float64,
-                             ensure_all_finite="allow-nan")
-        lower, upper = self.bounds_
-        bins, _ = public_bins(X, lower, upper, self._categorical, self._categories,
-                              int(self.max_bins))
-        bins = np.ascontiguousarray(bins.T)
-        scores = np.tile(self.baseline_prediction_, (X.shape[0], 1))
-        for t in range(self.n_iter_):
-            for k in range(self.n_trees_per_iteration_):
-                leaves = leaf_index(bins, self._features[t, k], self._go_right[t, k])
-                scores[:, k] += self.leaf_values_[t, k, leaves]
-        return scores
 
     def decision_function(self, X):
         """The score of each row: log-odds of ``classes_[1]`` (two classes) or class scores.
@@ -591,8 +630,3 @@ class HistGradientBoostingClassifier(DPEstimatorMixin, ClassifierMixin, BaseEsti
         if scores.shape[1] == 1:
             return self.classes_[(scores[:, 0] > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        return tags

@@ -156,10 +156,10 @@ def test_spend_is_within_epsilon_by_an_independent_accountant(epsilon, n_samples
     # rho recomputed from the released plan: the rounds' noise and the class counts' share
     sensitivity = math.sqrt(1 + 1 / 16)
     rho_rounds = clf.n_iter_ * gaussian_rho(sensitivity, clf.noise_std_)
-    assert report["rho (zCDP, class counts and rounds)"] == pytest.approx(
+    assert report["rho (zCDP, starting scores and rounds)"] == pytest.approx(
         rho_rounds / 0.98, rel=1e-9)
     count_epsilon = 0.0 if n_samples_public else 0.05 * epsilon
-    rho = report["rho (zCDP, class counts and rounds)"]
+    rho = report["rho (zCDP, starting scores and rounds)"]
     assert count_epsilon + zcdp_epsilon(rho, 1e-5) <= epsilon
     # dp-accounting converts the same rho on its grid of orders: never below ours, and
     # within its grid's coarseness of the budget
