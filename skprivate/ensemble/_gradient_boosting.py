@@ -129,7 +129,8 @@ def _as_index(categorical_features, n_features, owner):
 
 
 class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
-    """What the classifier and the regressor share: the plan, the bins, the rounds."""
+    """Boosting apart from its loss: the plan, the public bins, the rounds, the prediction
+    (a regressor would add its own loss, target bound and starting score)."""
 
     _parameter_constraints = {
         **DPEstimatorMixin._dp_parameter_constraints,
