@@ -23,8 +23,8 @@ _LAZY = {
 }
 _SUBMODULES = [
     "accounting", "audit", "base", "cluster", "datasets", "decomposition", "dropout",
-    "exceptions", "gems", "mechanisms", "model_selection", "naive_bayes", "plotting",
-    "preprocessing", "stats", "utils",
+    "ensemble", "exceptions", "gems", "mechanisms", "model_selection", "naive_bayes",
+    "plotting", "preprocessing", "stats", "utils",
 ]
 
 __all__ = [

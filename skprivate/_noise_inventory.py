@@ -244,6 +244,15 @@ SECURE_RELEASES = (
         "smallest eigenvalue of ``Z^T Z``, on ``Z^T Z`` and on ``Z^T y``; exact discrete "
         "Laplace counts for the radius",
     ),
+    ContinuousRelease(
+        ("HistGradientBoostingClassifier",), ("leaf_values_", "baseline_prediction_"), None,
+        None,
+        "the trees' leaf values (Newton steps from each round's noisy leaf sums of gradients "
+        "and Hessians) and the starting scores (from the noisy class counts)",
+        "granular discrete Gaussian (``granular_gaussian_mechanism``) on each round's leaf "
+        "sums and on the class counts; the values are functions of those releases and public "
+        "numbers",
+    ),
 )
 
 

@@ -91,6 +91,7 @@ CONFIGS = [
     # epsilon 0.3: the noise ridge is positive and the radius varies between seeds
     ("LinearRegression", {"bounds_X": (0.0, 1.0), "bounds_y": (0.0, 1.0), "epsilon": 0.3}),
     ("Ridge", {"bounds_X": (0.0, 1.0), "bounds_y": (0.0, 1.0), "epsilon": 0.3}),
+    ("HistGradientBoostingClassifier", {}),
 ]
 
 # Fitted values a seed changes that are not noise.

@@ -1,0 +1,5 @@
+"""Differentially private ensembles: gradient-boosted trees on public bins."""
+
+from ._gradient_boosting import HistGradientBoostingClassifier
+
+__all__ = ["HistGradientBoostingClassifier"]
