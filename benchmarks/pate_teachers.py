@@ -112,7 +112,7 @@ def main():
         if name == names[0]:
             cells.append("-")
         seconds = [r["seconds"] for r in group if r["seconds"] is not None]
-        cells += [f"{np.mean(seconds):.1f}", f"{np.mean(seconds) / boost_s:.0f}x"]
+        cells += [f"{np.mean(seconds):.1f}", f"{np.mean(seconds) / boost_s:.1f}x"]
         rows.append(cells)
     lines = [
         "# PATE's default teacher on Adult (benchmarks/pate_teachers.py)", "",
