@@ -161,8 +161,9 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
         ``epsilon=None``, the count's cost first and the rest once planned on it).
     n_jobs : int, default=None
         Teachers trained in parallel by joblib (any joblib backend, Dask or Ray included).
-        Each teacher's native thread pools (OpenMP, BLAS) are bounded to one thread: a
-        teacher's few hundred rows give threads nothing to share.
+        Teachers trained in this process run with their native thread pools (OpenMP,
+        BLAS) bounded to one thread, as a teacher's few hundred rows give threads nothing
+        to share; joblib's worker processes bound theirs by the number of jobs.
     random_state : None, int, Generator or RandomState, default=None
         None: noise from a generator seeded by the operating system. An int makes the noise
         reproducible, for tests and docs only: the fit then warns, because whoever knows the
