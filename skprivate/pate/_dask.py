@@ -111,7 +111,7 @@ def fit_dask(estimator, X, y, X_public, groups):
     # the same generator: the same count, partition and noise for the same random_state.
     rng = estimator._noise_rng()
     count = estimator._plan_on_count(n_private, n_public, n_classes, None, rng)
-    teacher = estimator.teacher if estimator.teacher is not None else default_teacher()
+    teacher = estimator.teacher if estimator.teacher is not None else default_teacher(n_classes)
     allow_nan = get_tags(teacher).input_tags.allow_nan
     if X.dtype.kind in "fc" and not allow_nan and not bool(da.isfinite(X).all().compute()):
         raise ValueError(
