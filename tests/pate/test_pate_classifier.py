@@ -484,3 +484,37 @@ def test_default_student_ranks_and_calls_a_sensible_share_positive_on_imbalanced
         share.append(np.mean(proba >= 0.5))
     assert np.mean(auc) > 0.8
     assert 0.01 < np.mean(share) < 2 * np.mean(y_eval)
+
+
+def test_default_teacher_is_a_tree_for_two_classes_and_a_forest_for_more():
+    from skprivate.pate._labelling import default_teacher
+
+    tree = default_teacher(2)
+    assert isinstance(tree, DecisionTreeClassifier) and tree.max_depth == 6
+    assert isinstance(default_teacher(10), RandomForestClassifier)
+
+
+class _ThreadCountingTree(DecisionTreeClassifier):
+    """A teacher that records the largest native thread pool it was trained under."""
+
+    seen = []
+
+    def fit(self, X, y, sample_weight=None):
+        from threadpoolctl import threadpool_info
+
+        type(self).seen.append(max(info["num_threads"] for info in threadpool_info()))
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_teachers_train_with_one_thread_per_native_pool():
+    # A teacher's few hundred rows give threads nothing to share; on a shared machine the
+    # pools' spinning threads cost more than they save (skprivate.utils._threads).
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    _ThreadCountingTree.seen = []
+    with threadpool_limits(limits=2):  # at least two before the fit, whatever the machine
+        if max(info["num_threads"] for info in threadpool_info()) < 2:
+            pytest.skip("no native pool can hold two threads here")
+        small(teacher=_ThreadCountingTree(max_depth=3),
+              student=DecisionTreeClassifier(max_depth=3)).fit(X_priv, y_priv, X_public=X_pub)
+    assert _ThreadCountingTree.seen and max(_ThreadCountingTree.seen) == 1
