@@ -45,12 +45,12 @@ import operator
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ..base import _n_rows, _resolve_classes
+from ._labelling import default_teacher
 from ._partition import teacher_owners
 
 __all__ = []
@@ -111,8 +111,7 @@ def fit_dask(estimator, X, y, X_public, groups):
     # the same generator: the same count, partition and noise for the same random_state.
     rng = estimator._noise_rng()
     count = estimator._plan_on_count(n_private, n_public, n_classes, None, rng)
-    teacher = estimator.teacher if estimator.teacher is not None \
-        else RandomForestClassifier(100)
+    teacher = estimator.teacher if estimator.teacher is not None else default_teacher(n_classes)
     allow_nan = get_tags(teacher).input_tags.allow_nan
     if X.dtype.kind in "fc" and not allow_nan and not bool(da.isfinite(X).all().compute()):
         raise ValueError(
