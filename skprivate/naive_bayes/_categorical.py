@@ -102,14 +102,14 @@ class CategoricalNB(_PrivateNB):
     ----------
     classes_ : ndarray of shape (n_classes,)
         The class labels.
-    category_count_ : list of ndarray of shape (n_classes, n_categories_[j])
+    category_count_ : list of ndarray of shape (n_classes, n_categories of feature j)
         Noisy count of each category of each feature per class (integers, at least 0).
     class_count_ : ndarray of shape (n_classes,)
         Noisy number of rows of each class: the mean over the features of the noisy
         category counts' sums (unclipped), at least 1.
     class_log_prior_ : ndarray of shape (n_classes,)
         Log-probability of each class.
-    feature_log_prob_ : list of ndarray of shape (n_classes, n_categories_[j])
+    feature_log_prob_ : list of ndarray of shape (n_classes, n_categories of feature j)
         Log-probability of each category given the class, from the smoothed noisy counts.
     n_categories_ : ndarray of shape (n_features,)
         Number of categories of each feature.
