@@ -91,38 +91,12 @@ CONTINUOUS_RELEASES = (
         "real number, clipped to ``[0, worst case]``",
     ),
     ContinuousRelease(
-        _DROPOUT, ("coef_", "intercept_"), None, None, "the released model",
-        "Gaussian output perturbation (NumPy ``Generator.normal``) of the exact minimiser, "
-        "projected onto the public ball",
-    ),
-    ContinuousRelease(
-        _SEARCHES,
-        ("best_score_noisy_", "best_score_", 'cv_results_["mean_test_score"]',
-         'privacy_report_["best_score_noisy"]'),
-        None, None, "the released run's noisy validation score (``best_score_`` clipped to "
-        "the score's range)",
-        "Gaussian (NumPy ``Generator.normal``) on a sum of clipped per-row score terms, "
-        "divided by the public expected validation size",
-    ),
-    ContinuousRelease(
         _SEARCHES, ("best_estimator_",), None, None, "the released run's fitted estimator",
         "its own releases, as listed for its class",
     ),
     ContinuousRelease(
-        ("StandardScaler",), ("mean_", "var_", "scale_", "n_samples_seen_"), None, None,
-        "the private mean and variance of each feature, and the noisy number of rows they "
-        "divide by",
-        "Gaussian mechanism (NumPy ``Generator.normal``) on the count, the clipped sums and "
-        "sums of squares",
-    ),
-    ContinuousRelease(
         ("RobustScaler",), ("center_", "scale_"), None, None,
         "the private median and quantile range of each feature", _EXPONENTIAL,
-    ),
-    ContinuousRelease(
-        ("SimpleImputer",), ("statistics_",), '``strategy="mean"`` (the default)',
-        _param_is("strategy", "mean"), "the private mean of each feature's present values",
-        "Gaussian mechanism (NumPy ``Generator.normal``) on the counts and clipped sums",
     ),
     ContinuousRelease(
         ("SimpleImputer",), ("statistics_",), '``strategy="median"``',
@@ -252,6 +226,36 @@ SECURE_RELEASES = (
         "granular discrete Gaussian (``granular_gaussian_mechanism``) on each round's leaf "
         "sums and on the class counts; the values are functions of those releases and public "
         "numbers",
+    ),
+    ContinuousRelease(
+        ("StandardScaler",), ("mean_", "var_", "scale_"), None, None,
+        "the private mean and variance of each feature (the noisy number of rows they divide "
+        "by, ``n_samples_seen_``, is an integer)",
+        "exact discrete Gaussian on the count; granular discrete Gaussian "
+        "(``granular_gaussian_mechanism``) on the clipped sums and sums of squares; "
+        "zCDP-calibrated",
+    ),
+    ContinuousRelease(
+        ("SimpleImputer",), ("statistics_",), '``strategy="mean"`` (the default)',
+        _param_is("strategy", "mean"), "the private mean of each feature's present values",
+        "exact discrete Gaussian on the counts; granular discrete Gaussian "
+        "(``granular_gaussian_mechanism``) on the clipped sums; zCDP-calibrated",
+    ),
+    ContinuousRelease(
+        _SEARCHES,
+        ("best_score_noisy_", "best_score_", 'cv_results_["mean_test_score"]',
+         'privacy_report_["best_score_noisy"]'),
+        None, None, "the released run's noisy validation score (``best_score_`` clipped to "
+        "the score's range)",
+        "granular discrete Gaussian (``granular_gaussian_mechanism``) on a sum of clipped "
+        "per-row score terms, divided by the public expected validation size; accounted in "
+        "Renyi DP as before",
+    ),
+    ContinuousRelease(
+        _DROPOUT, ("coef_", "intercept_"), None, None, "the released model",
+        "granular discrete Gaussian output perturbation (``granular_gaussian_mechanism``) of "
+        "the exact minimiser, calibrated in zCDP to (epsilon2, delta2), projected onto the "
+        "public ball",
     ),
 )
 

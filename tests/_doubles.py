@@ -94,3 +94,14 @@ class NoisyMajorityClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X):
         check_is_fitted(self)
         return np.full(len(X), self.label_)
+
+
+class NoContinuousNoiseGenerator(np.random.Generator):
+    """A generator that refuses continuous draws: passed as ``random_state``, it shows that a
+    fit releases no floating-point noise (the samplers of the granular mechanisms and of
+    the integer noise draw integers only)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise AssertionError("a continuous noise sample was drawn")
+
+    normal = standard_normal = laplace = gumbel = exponential = _refuse

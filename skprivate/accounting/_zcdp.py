@@ -17,8 +17,10 @@ for *every* ``alpha > 1`` (Canonne, Kamath and Steinke 2020, Proposition 12; the
 as Asoodeh et al. 2021 and as ``dp_accounting``'s RDP conversion). :func:`zcdp_epsilon`
 minimises over ``alpha`` numerically; since each ``alpha`` gives a valid bound, an inexact
 minimiser can only over-report, never under-report. :func:`zcdp_rho` is the largest ``rho``
-whose :func:`zcdp_epsilon` is within a target, found by :func:`solve_monotone`, which returns
-only a point it evaluated as feasible.
+whose :func:`zcdp_epsilon` is within a target: the bound at ``alpha`` is within ``epsilon``
+iff ``rho <= (epsilon - log(1 - 1/alpha) + (log(delta) + log(alpha)) / (alpha - 1)) /
+alpha``, maximised over ``alpha``, and the result is lowered until :func:`zcdp_epsilon`
+itself confirms it (so it returns only a point evaluated as feasible).
 
 ``tests/accounting/test_zcdp.py`` checks both against ``dp_accounting``'s RDP accountant
 composing a ``ZCDpEvent`` (an independent implementation) and against the continuous
@@ -30,7 +32,7 @@ import math
 from scipy.optimize import minimize_scalar
 
 from ..mechanisms._validation import EPSILON_HINT, check_delta, check_positive
-from ._calibrate import NoFeasiblePointError, solve_monotone
+from ._calibrate import NoFeasiblePointError
 
 __all__ = []
 
@@ -106,17 +108,33 @@ def zcdp_rho(epsilon, delta):
     check_positive(epsilon, "epsilon", hint=EPSILON_HINT)
     check_delta(delta)
     epsilon = float(epsilon)
-    try:
-        return solve_monotone(
-            lambda r: zcdp_epsilon(r, delta), epsilon, increasing=True, lower=1e-300,
-            upper=1e6, start=epsilon**2 / (4.0 * math.log(1.0 / float(delta)) + 4.0 * epsilon),
-            xtol=1e-9,
-        )
-    except NoFeasiblePointError:
+    log_delta = math.log(float(delta))
+
+    def largest_at(alpha):
+        # The bound at alpha is rho * alpha + (terms free of rho): it is within epsilon iff
+        # rho is at most this, so the largest feasible rho is the maximum over alpha (one
+        # search instead of a search for rho around a search for alpha: the dropout
+        # estimators' forecasts calibrate dozens of releases per fit).
+        return (epsilon - math.log1p(-1.0 / alpha)
+                + (log_delta + math.log(alpha)) / (alpha - 1.0)) / alpha
+
+    start = epsilon**2 / (4.0 * -log_delta + 4.0 * epsilon)
+    result = minimize_scalar(
+        lambda t: -largest_at(1.0 + math.exp(t)),
+        bounds=(math.log(_ALPHA_MIN - 1.0), math.log(_ALPHA_MAX - 1.0)), method="bounded",
+        options={"xatol": 1e-10},
+    )
+    guess = min(max(1.0 + math.sqrt(-log_delta / start), _ALPHA_MIN), _ALPHA_MAX)
+    rho = min(max(largest_at(1.0 + math.exp(float(result.x))), largest_at(guess)), 1e6)
+    if not rho >= 1e-300:
         raise NoFeasiblePointError(
             f"No zCDP parameter meets epsilon={epsilon!r} at delta={delta!r}. Increase "
             "epsilon or delta."
-        ) from None
+        )
+    # The float evaluation may land a few ulps high: step down until the conversion agrees.
+    while zcdp_epsilon(rho, delta) > epsilon:
+        rho *= 1.0 - 1e-10
+    return rho
 
 
 def gaussian_rho(sensitivity, sigma):

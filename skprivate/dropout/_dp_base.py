@@ -21,7 +21,7 @@ from .._row_count import COUNT_SHARE, count_report, release_row_count, rest_epsi
 from .._forecast import value_needed
 from ..base import DPEstimatorMixin, _n_rows, _user_stacklevel
 from ..exceptions import PrivacyTestFailed, UtilityWarning
-from ..mechanisms import gaussian_noise, granular_laplace_plan
+from ..mechanisms import granular_gaussian_mechanism, granular_laplace_plan
 from ..utils._validation import check_bounds_pair
 from ._chance import (
     CHANCE_RATIO,
@@ -543,7 +543,10 @@ class _BaseDPDropout(DPEstimatorMixin):
                 stacklevel=_user_stacklevel(),
             )
             forecast["warned"] = True
-        noisy = theta + gaussian_noise(sigma, size=theta.shape, random_state=rng)
+        # The granular Gaussian: theta rounded to a power-of-two grid plus exact discrete
+        # Gaussian noise, (eps2, delta2)-DP at the sensitivity Delta(l) (_ptr, step 3).
+        noisy = granular_gaussian_mechanism(theta, sensitivity, sigma, random_state=rng)
+        noisy = np.array(noisy, dtype=np.float64).reshape(theta.shape)
         size = float(np.linalg.norm(noisy))
         if size > radius:  # projection onto the public ball: post-processing
             noisy *= radius / size
@@ -562,10 +565,10 @@ class _BaseDPDropout(DPEstimatorMixin):
             "mechanism": (
                 "propose-test-release: granular discrete Laplace test of the leave-one-out "
                 "feature support, "
-                "then Gaussian output perturbation of the exact dropout least-squares "
-                "minimiser" if eps1 > 0 else
-                "Gaussian output perturbation of the ridge least-squares minimiser "
-                "(keep_prob=1: no dropout, no test)"
+                "then granular (discrete) Gaussian output perturbation of the exact dropout "
+                "least-squares minimiser" if eps1 > 0 else
+                "granular (discrete) Gaussian output perturbation of the ridge least-squares "
+                "minimiser (keep_prob=1: no dropout, no test)"
             ),
             "reference": _REFERENCE,
             "test epsilon, delta": (eps1, delta1),

@@ -167,8 +167,10 @@ _NOTES_DOC = """
     probability at most ``delta1``. (2) If ``c b^2 l + alpha > 0`` the exact minimiser over
     the ball of radius ``coef_bound`` has L2 sensitivity at most
     ``[B (Y + B R) + c b^2 R] / (c b^2 l + alpha)`` (strong convexity and the argument of
-    Chaudhuri et al. [2]_), and Gaussian noise calibrated to it with the analytic Gaussian
-    mechanism [3]_ is added. With the count, the steps compose to
+    Chaudhuri et al. [2]_), and Gaussian noise calibrated to it is added without
+    floating-point noise: the minimiser rounded to a power-of-two grid plus exact discrete
+    Gaussian noise on it, ``(epsilon2, delta2)``-DP through its zero-concentrated DP [3]_.
+    With the count, the steps compose to
     ``(epsilon_n + epsilon1 + epsilon2, delta1 + delta2) = (epsilon, delta)``.
 
     **Why it can fail.** A feature that is zero (or tiny) in almost every row gives
@@ -194,8 +196,8 @@ _REFS_DOC = """
     %(dropout_reference)s
     .. [2] K. Chaudhuri, C. Monteleoni and A. D. Sarwate, "Differentially private empirical
        risk minimization", JMLR 12, 2011.
-    .. [3] B. Balle and Y.-X. Wang, "Improving the Gaussian mechanism for differential
-       privacy: analytical calibration and optimal denoising", ICML 2018.
+    .. [3] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for Differential
+       Privacy", NeurIPS 2020, arXiv:2004.00010.
 """
 
 _DOCS = {

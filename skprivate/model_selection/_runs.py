@@ -14,7 +14,7 @@ import numpy as np
 from .._dpsgd._plan import PUBLIC_N_SAMPLES
 from ..base import _n_rows
 from ..exceptions import PrivacyLeakWarning
-from ..mechanisms import gaussian_noise
+from ..mechanisms import granular_gaussian_mechanism
 from ..utils._compat import safe_indexing as _safe_indexing
 from ._candidates import dp_step, run_dp_steps
 
@@ -215,8 +215,14 @@ def _fit_and_score(
     # The public planned size served this fit only: a refit of the model plans on its rows.
     vars(dp_step(estimator)).pop(PUBLIC_N_SAMPLES, None)
     released = _released_score(estimator, X_val, y_val, score, low, high)
-    noisy = released + float(gaussian_noise(noise_std, random_state=rng))
-    return estimator, noisy, caveats
+    # The granular Gaussian (exact discrete Gaussian on a power-of-two grid, no floating-point
+    # noise): with the sum's sensitivity (high - low) / 2 and the planned noise_std it has
+    # the continuous plan's Renyi divergence at every order (Canonne, Kamath and Steinke
+    # 2020, Theorem 14 on the lattice sensitivity; skprivate.mechanisms._secure), the RDP
+    # curve _tuning_accounting.gaussian_rdp that the search's accounting composes.
+    noisy = granular_gaussian_mechanism(released, 0.5 * (high - low), noise_std,
+                                        random_state=rng)
+    return estimator, float(noisy), caveats
 
 
 def _split_rows(params, n_samples, index):

@@ -132,9 +132,9 @@ _COMMON_ATTRIBUTES = """
     per_run_epsilon_ : float
         Epsilon (at ``delta``) each run's training was calibrated to.
     score_noise_ : float
-        Standard deviation of the Gaussian noise in ``best_score_noisy_`` (the noise on each
-        run's sum, divided by the expected number of validation rows); fixed before the
-        split, from public numbers only.
+        Standard deviation of the (discrete, granular) Gaussian noise in
+        ``best_score_noisy_`` (the noise on each run's sum, divided by the expected number of
+        validation rows); fixed before the split, from public numbers only.
     epsilon_ : float
         Epsilon of the whole search, never above ``epsilon``. With
         ``n_samples_public=False``: the noisy count's share plus the rest of the budget,
@@ -161,7 +161,11 @@ _NOTES = """
     training part (fraction ``1 - validation_fraction``) and a validation part. One run
     draws hyperparameters uniformly at random (independently of the data), trains the estimator
     with per-run epsilon ``per_run_epsilon_`` on the training part and releases the sum of
-    its validation terms (less the midpoint of their range) with Gaussian noise. A row is in
+    its validation terms (less the midpoint of their range) with Gaussian noise: the granular
+    Gaussian (the sum rounded to a power-of-two grid, exact discrete Gaussian noise on it, no
+    floating-point noise; :func:`~skprivate.mechanisms.granular_gaussian_mechanism`), whose
+    Renyi divergence at every order is at most the continuous Gaussian's of the same noise
+    (Canonne, Kamath and Steinke 2020, Theorem 14). A row is in
     one part only, so a run's Renyi-DP curve is, order by order, the larger of the training
     curve (largest over the candidates) and the Gaussian score's curve.
 

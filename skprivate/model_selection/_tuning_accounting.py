@@ -40,7 +40,15 @@ One run of the search (``Q``) is: pick hyperparameters uniformly from a finite s
 independent), train the DP estimator on the training part, and release the sum over the
 validation part of ``clip(term_i, low, high) - c`` plus Gaussian noise, where the score is the
 mean of per-row terms, each computed and clipped row by row (``_runs._released_score``), and
-``c = (low + high) / 2``.
+``c = (low + high) / 2``. The noise is the granular Gaussian of
+:mod:`skprivate.mechanisms._secure` (the sum rounded to a power-of-two grid ``gamma``, exact
+discrete Gaussian noise on it, no floating-point noise): on the lattice its sensitivity is
+``L = ceil(s / gamma)`` and its parameter ``z L`` (grid units), so its Renyi divergence at
+every order is that of a discrete Gaussian on an integer shift, at most
+``lambda L**2 / (2 (z L)**2) = lambda / (2 z^2)`` (Canonne, Kamath and Steinke 2020,
+Proposition 5 and Theorem 14): the continuous Gaussian's curve below holds for it unchanged
+(only RDP is used for the score; the continuous Gaussian's exact (epsilon, delta) curve or PLD,
+which the discrete noise does not have, is not).
 
 Neighbouring relation: datasets ``D`` and ``D' = D + {x}`` (add/remove one row). The number of
 rows the search plans on, ``N``, is fixed before the runs: a noisy count of the rows (its

@@ -6,7 +6,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .. import _caveats
 from ..accounting._public import public_inputs
+from ..accounting._zcdp import gaussian_rho, gaussian_sigma_for_rho, zcdp_rho
 from ..base import DPEstimatorMixin, PrivacyReport
+from ..mechanisms import discrete_gaussian_noise, granular_gaussian_mechanism
 from ..utils._validation import check_bounds_pair, validate_numeric
 
 __all__ = [
@@ -15,7 +17,10 @@ __all__ = [
     "exponential_quantiles",
     "quantile_gaps",
     "rank_utility_sensitivity",
+    "release_counts_and_sums",
     "resolve_bounds",
+    "zcdp_event",
+    "zcdp_noise_multiplier",
 ]
 
 # Docstring fragments of the parameters every private preprocessor shares, for
@@ -245,15 +250,53 @@ class _PrivateTransformer(DPEstimatorMixin, TransformerMixin, BaseEstimator):
         self.privacy_report_["caveats"] = []
 
 
-def split_gaussian_sigma(epsilon, delta):
-    """Noise multiplier of one Gaussian release at ``(epsilon, delta)`` (sensitivity 1)."""
-    from ..mechanisms import gaussian_sigma
+def zcdp_noise_multiplier(epsilon, delta):
+    """Noise multiplier ``z`` of one Gaussian release at ``(epsilon, delta)`` (sensitivity 1).
 
-    return gaussian_sigma(1.0, epsilon, delta)
+    The releases are granular (exact discrete Gaussian noise, see
+    :func:`release_counts_and_sums`), whose guarantee is zCDP, not the continuous Gaussian's
+    exact curve: noise ``z`` per unit of L2 sensitivity is ``1 / (2 z**2)``-zCDP (Canonne,
+    Kamath and Steinke 2020, Theorems 4 and 14), and ``z`` is the smallest whose
+    conversion (their Proposition 12, :func:`~skprivate.accounting._zcdp.zcdp_epsilon`) is
+    within ``epsilon`` at ``delta``. It is 6 to 11 % above the analytic Gaussian's
+    (Balle and Wang 2018) for epsilon in [0.1, 3] and delta in [1e-6, 1e-5]: the price of a
+    guarantee that holds for the values the computer releases.
+    """
+    return gaussian_sigma_for_rho(1.0, zcdp_rho(epsilon, delta))
 
 
-def gaussian_event(noise_multiplier):
-    """The ``dp_accounting`` event of a Gaussian mechanism with this noise multiplier."""
+def zcdp_event(noise_multiplier):
+    """The ``dp_accounting`` event of a Gaussian release with this noise multiplier: zCDP.
+
+    ``ZCDpEvent(1 / (2 z**2))``, not a ``GaussianDpEvent``: a privacy-loss-distribution
+    accountant would read the latter as the continuous Gaussian's curve, which the discrete
+    noise does not have; its Renyi divergences are the continuous ones' at most (Canonne,
+    Kamath and Steinke 2020, Proposition 5), which is what this event states.
+    """
     import dp_accounting
 
-    return dp_accounting.GaussianDpEvent(noise_multiplier)
+    return dp_accounting.ZCDpEvent(gaussian_rho(1.0, noise_multiplier))
+
+
+def release_counts_and_sums(counts, sums, sigma, sums_sensitivity, rng):
+    """Counts and clipped sums released with the same Gaussian noise ``sigma``, no float noise.
+
+    The integer ``counts`` get exact discrete Gaussian noise ``N_Z(0, sigma**2)`` (Canonne,
+    Kamath and Steinke 2020, Algorithm 3): an integer query of L2 sensitivity ``Delta_c`` is
+    then ``Delta_c**2 / (2 sigma**2)``-zCDP (their Theorems 4 and 14). The real ``sums``, of
+    L2 sensitivity ``sums_sensitivity``, go through
+    :func:`~skprivate.mechanisms.granular_gaussian_mechanism` (rounded to a power-of-two grid,
+    exact discrete Gaussian on it), which is ``sums_sensitivity**2 / (2 sigma**2)``-zCDP
+    (module docstring of :mod:`skprivate.mechanisms._secure`). The two compose by adding
+    their rhos (Bun and Steinke 2016, Lemma 2.3): the whole release has the zCDP of one
+    Gaussian mechanism of noise ``sigma`` on the joint vector, whose L2 sensitivity squared is
+    ``Delta_c**2 + sums_sensitivity**2``.
+
+    Returns ``(noisy_counts, noisy_sums)``: integers (as float64) and multiples of the grid.
+    """
+    counts = np.asarray(counts)
+    noisy_counts = counts + discrete_gaussian_noise(sigma, size=counts.shape, random_state=rng)
+    noisy_sums = granular_gaussian_mechanism(
+        np.asarray(sums, dtype=float), sums_sensitivity, sigma, random_state=rng
+    )
+    return noisy_counts.astype(np.float64), np.asarray(noisy_sums, dtype=np.float64)

@@ -10,10 +10,11 @@ from ._common import (
     _PrivateTransformer,
     check_transform_input,
     exponential_quantiles,
-    gaussian_event,
     rank_utility_sensitivity,
+    release_counts_and_sums,
     resolve_bounds,
-    split_gaussian_sigma,
+    zcdp_event,
+    zcdp_noise_multiplier,
 )
 
 __all__ = ["SimpleImputer"]
@@ -29,7 +30,7 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
     Parameters
     ----------
     strategy : {"mean", "median", "constant"}, default="mean"
-        ``"mean"``: private mean of the non-missing values (Gaussian mechanism).
+        ``"mean"``: private mean of the non-missing values (discrete Gaussian noise).
         ``"median"``: private median (exponential mechanism). ``"constant"``:
         ``fill_value``, at no privacy cost.
     fill_value : float, default=0.0
@@ -59,10 +60,15 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
 
     Notes
     -----
-    ``"mean"``: one Gaussian mechanism (Balle and Wang 2018, Theorem 8) releases, per
-    feature, the number of non-missing values and the sum of their clipped values mapped
-    to [-1, 1]. A row changes each of the ``2 d`` coordinates by at most 1, so the L2
-    sensitivity is ``sqrt(2 d)``; the fill value is their ratio, clipped to the bounds.
+    ``"mean"``: releases, per feature, the number of non-missing values and the sum of their
+    clipped values mapped to [-1, 1], with noise ``sigma = z sqrt(2 d)`` on each and no
+    floating-point noise: exact discrete Gaussian noise on the integer counts, the
+    granular Gaussian (:func:`~skprivate.mechanisms.granular_gaussian_mechanism`) on the
+    sums. A row changes each of the ``2 d`` coordinates by at most 1, so the L2
+    sensitivity is ``sqrt(2 d)`` and the release is ``1 / (2 z**2)``-zero-concentrated DP
+    (Canonne, Kamath and Steinke 2020, Theorems 4 and 14), ``z`` the smallest whose
+    conversion (their Proposition 12) is within ``(epsilon, delta)``; the fill value is
+    their ratio, clipped to the bounds.
     ``"median"``: the exponential-mechanism median of the non-missing values of each
     feature (Smith 2011), ``epsilon / d`` each, composed by basic composition (Dwork and
     Roth 2014, Theorem 3.16); the rank utility ``-|#{x_i < x} - n_j / 2|`` moves by at
@@ -109,8 +115,9 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
             return self._privacy_spend(0.0, 0.0)
         if self.strategy == "median":
             return self._privacy_spend(self.epsilon, 0.0)
-        z = split_gaussian_sigma(self.epsilon, self.delta)
-        return self._privacy_spend(self.epsilon, self.delta, event=gaussian_event(z))
+        # 1 / (2 z**2)-zCDP whatever n (see Notes): a zCDP event the accountants compose.
+        z = zcdp_noise_multiplier(self.epsilon, self.delta)
+        return self._privacy_spend(self.epsilon, self.delta, event=zcdp_event(z))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -154,17 +161,22 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
             centre, half = (upper + lower) / 2.0, (upper - lower) / 2.0
             present = ~np.isnan(Xc)
             U = np.where(present, (Xc - centre) / half, 0.0)
-            sigma = split_gaussian_sigma(self.epsilon, self.delta) * np.sqrt(2.0 * d)
-            counts = present.sum(axis=0) + rng.normal(0.0, sigma, size=d)
-            sums = U.sum(axis=0) + rng.normal(0.0, sigma, size=d)
+            sigma = zcdp_noise_multiplier(self.epsilon, self.delta) * np.sqrt(2.0 * d)
+            # counts (L2 sensitivity sqrt(d)) and sums (sqrt(d)): 2 d / (2 sigma**2) zCDP
+            counts, sums = release_counts_and_sums(
+                present.sum(axis=0), U.sum(axis=0), sigma, np.sqrt(float(d)), rng
+            )
             mean_u = np.clip(sums / np.maximum(counts, 1.0), -1.0, 1.0)
             released_n = max(float(np.max(counts)), 1.0)  # post-processing: delta caveat
             self.statistics_ = centre + half * mean_u
             report = {
-                "mechanism": "Gaussian mechanism on (counts, clipped sums) per feature",
+                "mechanism": "discrete Gaussian on the counts, granular Gaussian on the "
+                             "clipped sums, per feature",
                 "noise_std": float(sigma),
                 "l2_sensitivity": float(np.sqrt(2.0 * d)),
-                "reference": "Balle and Wang 2018, Theorem 8",
+                "zcdp_rho": float(d / sigma**2),
+                "reference": "Canonne, Kamath and Steinke 2020, Theorems 4 and 14, "
+                             "Proposition 12",
             }
         self.bounds_ = (lower, upper)
         self._finish_private_fit(plan, report, released_n, caveats)

@@ -61,12 +61,21 @@ def test_count_share_comes_out_of_the_rest_and_is_reported():
 def test_n_samples_public_restores_the_exact_fit_bit_for_bit():
     # Recorded with the code before the count (same data, same random_state); re-recorded
     # when lambda_noisy_ moved to the granular discrete Laplace (issue 29), which draws a
-    # different stream and whose margin (read by the forecast) moved by under one grid step.
+    # different stream and whose margin (read by the forecast) moved by under one grid step;
+    # and again when the released model moved to the granular Gaussian calibrated in zCDP,
+    # which changes the forecast by exactly the ratio of the two calibrations at
+    # (epsilon2, delta2) = (0.6, 7e-6) (checked below against the previous record).
+    from skprivate.accounting._zcdp import gaussian_sigma_for_rho, zcdp_rho
+    from skprivate.mechanisms import gaussian_sigma
+
     X, y = _data(2000)
     clf = _fit(DPDropoutClassifier(epsilon=1.0, bounds=(-1, 1), random_state=0,
                                    n_samples_public=True), X, y)
-    assert clf.coef_.round(8).tolist() == [[0.24439071, 0.17014507, -0.04449546, -0.21729698]]
-    assert clf.forecast_noise_to_signal_ == 0.09885034353301045
+    assert clf.coef_.round(8).tolist() == [[0.29920769, 0.13242912, -0.06007385, -0.25490189]]
+    assert clf.forecast_noise_to_signal_ == 0.1073948600815169
+    ratio = gaussian_sigma_for_rho(1.0, zcdp_rho(0.6, 7e-6)) / gaussian_sigma(1.0, 0.6, 7e-6)
+    assert clf.forecast_noise_to_signal_ == pytest.approx(0.09885034353301045 * ratio,
+                                                          rel=1e-12)
 
 
 def test_unpassable_test_refused_on_the_noisy_count_after_the_reservation():

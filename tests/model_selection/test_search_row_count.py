@@ -14,7 +14,7 @@ from skprivate._row_count import COUNT_SHARE, count_report, release_row_count
 from skprivate.accounting import BudgetAccountant
 from skprivate.exceptions import BudgetExceededError, PrivacyLeakWarning
 from skprivate.linear_model import DPLSSGDClassifier
-from skprivate.mechanisms import check_rng
+from skprivate.mechanisms import check_rng, granular_gaussian_plan
 from skprivate.model_selection import PrivateGridSearchCV, PrivateRandomSearchCV
 from skprivate.model_selection import _tuning_accounting as ta
 from tests._doubles import NoisyMajorityClassifier
@@ -47,7 +47,13 @@ def test_the_public_switch_restores_the_exact_plan_bit_for_bit(cancer):
     assert search.per_run_epsilon_ == 0.5055353622982856
     assert search.score_noise_ == 0.033357910261983356
     assert search.best_params_ == {"learning_rate": 0.1}
-    assert search.best_score_noisy_ == pytest.approx(0.8585322947608127, rel=1e-12)
+    # re-recorded when the score's noise became the granular Gaussian (the plan above is
+    # unchanged: same RDP curve); the noisy sum is on its grid, a multiple of 2**-11
+    assert search.best_score_noisy_ == pytest.approx(0.879490642849297, rel=1e-12)
+    n_val = 0.2 * len(y)
+    gamma = granular_gaussian_plan(0.5, search.score_noise_ * n_val).gamma
+    steps = (search.best_score_noisy_ - 0.5) * n_val / gamma
+    assert gamma == 2.0**-11 and steps == pytest.approx(round(steps), abs=1e-6)
     assert search.best_estimator_.intercept_[0] == pytest.approx(4.101006442228902, rel=1e-9)
     report = search.privacy_report_
     assert report["planned_training_rows"] == round(0.8 * len(y))

@@ -146,3 +146,28 @@ def test_accuracy_is_bounded_without_a_score_range():
     _fit(search, X, y)
     assert search.privacy_report_["score_range"].startswith("[0, 1]")
     assert not any(c.code == "score_vouched" for c in search.privacy_report_["caveats"])
+
+
+def test_a_run_releases_its_score_sum_on_the_granular_grid():
+    """The noisy validation sum is a multiple of the granular grid (exact discrete Gaussian
+    noise on it): no floating-point noise (a generator that refuses continuous draws is
+    used), and the noise still varies between generators."""
+    from sklearn.base import clone
+
+    from skprivate.mechanisms import granular_gaussian_plan
+    from tests._doubles import NoContinuousNoiseGenerator, NoisyMajorityClassifier
+
+    X = np.random.default_rng(0).normal(size=(60, 2))
+    y = (X[:, 0] > 0).astype(int)
+    noise_std = 3.0 * 0.5  # z = 3 on the sensitivity (high - low) / 2 = 0.5 of accuracy
+    gamma = granular_gaussian_plan(0.5, noise_std).gamma
+    sums = [
+        _runs._fit_and_score(
+            clone(NoisyMajorityClassifier(random_state=0)), X[:40], y[:40], X[40:], y[40:],
+            {}, _terms("accuracy"), 0.0, 1.0, noise_std,
+            NoContinuousNoiseGenerator(np.random.PCG64(seed)),
+        )[1]
+        for seed in range(5)
+    ]
+    assert all((s / gamma).is_integer() for s in sums)
+    assert len(set(sums)) == 5

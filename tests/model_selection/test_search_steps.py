@@ -14,7 +14,6 @@ from sklearn.preprocessing import StandardScaler as SkStandardScaler
 from skprivate.base import DPEstimatorMixin
 from skprivate.exceptions import PrivacyLeakWarning
 from skprivate.linear_model import DPLSSGDClassifier
-from skprivate.mechanisms import gaussian_sigma
 from skprivate.model_selection import PrivateGridSearchCV, PrivateRandomSearchCV, RelativeToAuto
 from skprivate.model_selection import _tuning_accounting as ta
 from skprivate.preprocessing import DEFAULT_PREPROCESSING_SHARE, StandardScaler
@@ -57,13 +56,16 @@ def test_a_private_scaler_and_a_model_share_each_runs_budget(cancer):
     assert scaler.delta_ == pytest.approx(share * DELTA, rel=1e-12)
     assert model.epsilon_ <= (1 - share) * eps_run * (1 + 1e-9)
     assert model.delta_ == pytest.approx((1 - share) * DELTA, rel=1e-12)
-    # independent composition with dp-accounting: the scaler is one Gaussian mechanism
-    # with noise multiplier sigma(eps, delta) (Balle-Wang), recomputed here, composed with
-    # the model's DP-SGD event; the whole search is the tuning theorem over the run.
-    z_scaler = gaussian_sigma(1.0, share * eps_run, share * DELTA)
-    train = dp_event.ComposedDpEvent(
-        [dp_event.GaussianDpEvent(z_scaler), model._privacy_spend_record.event]
-    )
+    # independent composition with dp-accounting: the scaler is one rho-zCDP release
+    # (discrete Gaussian noise, rho = 1 / (2 z**2) from its stated noise per unit of
+    # sensitivity), whose conversion dp-accounting checks here, composed with the model's
+    # DP-SGD event; the whole search is the tuning theorem over the run.
+    z_scaler = scaler.noise_std_ / scaler.privacy_report_["l2_sensitivity"]
+    scaler_event = dp_event.ZCDpEvent(1.0 / (2.0 * z_scaler**2))
+    alone_scaler = rdp.RdpAccountant()
+    alone_scaler.compose(scaler_event)
+    assert alone_scaler.get_epsilon(share * DELTA) == pytest.approx(share * eps_run, rel=0.01)
+    train = dp_event.ComposedDpEvent([scaler_event, model._privacy_spend_record.event])
     z_score = search.score_noise_ / search.privacy_report_["score_sensitivity"]
     both = dp_event.ComposedDpEvent([train, dp_event.GaussianDpEvent(z_score)])
 

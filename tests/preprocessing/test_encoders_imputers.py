@@ -100,15 +100,47 @@ def test_imputer_mean_median_constant():
 
 def test_imputer_mean_sensitivity_noise_off():
     """A row changes each feature's (count, clipped sum in [-1, 1]) by at most 1 each:
-    L2 sensitivity sqrt(2 d), the noise the report states for (epsilon, delta)."""
-    from skprivate.mechanisms import gaussian_sigma
+    L2 sensitivity sqrt(2 d); the stated noise's zCDP (Canonne, Kamath and Steinke 2020,
+    Theorem 14) converts to (epsilon, delta) by dp_accounting's RDP accountant."""
+    import dp_accounting
 
     X = np.random.default_rng(0).uniform(0, 10, size=(100, 3))
     imp = _quiet_fit(SimpleImputer(epsilon=0.5, delta=1e-6, bounds=(0, 10), random_state=0), X)
     assert imp.privacy_report_["l2_sensitivity"] == pytest.approx(math.sqrt(6))
-    assert imp.privacy_report_["noise_std"] == pytest.approx(
-        gaussian_sigma(math.sqrt(6), 0.5, 1e-6)
-    )
+    rho = 6 / (2 * imp.privacy_report_["noise_std"] ** 2)
+    accountant = dp_accounting.rdp.RdpAccountant()
+    accountant.compose(dp_accounting.ZCDpEvent(rho))
+    assert accountant.get_epsilon(1e-6) == pytest.approx(0.5, rel=0.01)
+    assert isinstance(imp._privacy_spend_record.event, dp_accounting.ZCDpEvent)
+    assert imp._privacy_spend_record.event.rho == pytest.approx(rho)
+
+
+def test_imputer_mean_releases_integer_counts_and_grid_sums():
+    """No floating-point noise: the released counts are integers and the sums multiples of
+    the granular grid."""
+    from skprivate.mechanisms import granular_gaussian_plan
+    from skprivate.preprocessing._common import release_counts_and_sums
+
+    rng = np.random.default_rng(0)
+    sigma, sens = 3.0, math.sqrt(2.0)
+    counts, sums = release_counts_and_sums(np.array([5, 7]), np.array([0.3, -1.1]), sigma,
+                                           sens, rng)
+    gamma = granular_gaussian_plan(sens, sigma, 2).gamma
+    assert np.all(counts == np.round(counts)) and np.all((sums / gamma) % 1 == 0)
+    assert not np.all(counts == [5, 7])  # noise was added
+
+
+def test_imputer_mean_draws_no_continuous_noise():
+    """The fit's noise is integer: a generator that refuses continuous draws (the old
+    path's Generator.normal) still fits."""
+    from tests._doubles import NoContinuousNoiseGenerator
+
+    X = np.random.default_rng(1).uniform(0, 10, size=(200, 2))
+    X[::2, 0] = np.nan
+    imp = _quiet_fit(SimpleImputer(epsilon=1.0, bounds=(0, 10),
+                                   random_state=NoContinuousNoiseGenerator(np.random.PCG64(0))),
+                     X)
+    assert np.all(np.abs(imp.statistics_ - np.nanmean(X, axis=0)) < 2.0)
 
 
 def test_imputer_median_rank_error_is_that_of_the_calibrated_mechanism():
