@@ -71,8 +71,9 @@ def _dplssgd_statistic(with_canary, epsilon, X, y, canary_x, canary_y):
     return -float(clf.decision_function(canary_x)[0]), clf.epsilon_
 
 
-def _no_noise(sigma, size, rng):
-    return np.zeros(size)
+def _no_noise():
+    """A release without noise: the bug the control stands for."""
+    return lambda value, sensitivity, noise_multiplier, rng: np.array(value, dtype=float)
 
 
 def _gradient_statistic(with_canary, epsilon, X, y, noiseless=False):
@@ -84,7 +85,7 @@ def _gradient_statistic(with_canary, epsilon, X, y, noiseless=False):
     X_fit, y_fit = (np.vstack([X, canary]), np.append(y, 0)) if with_canary else (X, y)
     clf = DPLSSGDClassifier(epsilon=epsilon, delta=DELTA)
     if noiseless:  # the control: a bug that drops the noise, under the same claim
-        with mock.patch.object(_dplssgd_base, "gaussian_noise", _no_noise):
+        with mock.patch.object(_dplssgd_base, "gaussian_release", _no_noise):
             clf.fit(X_fit, y_fit)
     else:
         clf.fit(X_fit, y_fit)

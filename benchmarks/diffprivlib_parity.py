@@ -7,6 +7,10 @@ a separate virtual environment through ``_diffprivlib_parity_worker.py``; point
 the script measures skprivate alone and says so. Both sides get the same arrays, the same
 declared bounds, ``epsilon`` 0.1 / 0.5 / 1 / 4 and 5 seeds. Each pair, with its measure:
 
+* ``linear_model.DPLSSGDClassifier`` (defaults) / ``models.LogisticRegression``: test
+  accuracy on Adult (one-hot categories and numeric columns scaled to [0, 1] by the
+  codebook's ranges, ``data_norm=sqrt(13)``) and breast cancer (scaled to [0, 1] by its
+  public ranges, ``data_norm=sqrt(30)``).
 * ``naive_bayes.GaussianNB`` / ``models.GaussianNB``: test accuracy on breast cancer (each
   feature in ``[0, 10**ceil(log10(max))]``, a range known to an order of magnitude), digits
   (pixels in [0, 16]) and Adult's five numeric columns (codebook ranges); classes public.
@@ -53,7 +57,8 @@ from skprivate.cluster import KMeans
 from skprivate.datasets import load_adult
 from skprivate.datasets._adult_codebook import NUMERIC_BOUNDS
 from skprivate.decomposition import PCA
-from skprivate.linear_model import LinearRegression
+from skprivate.datasets._adult_preprocessing import make_adult_preprocessor
+from skprivate.linear_model import DPLSSGDClassifier, LinearRegression
 from skprivate.naive_bayes import GaussianNB
 
 EPSILONS = (0.1, 0.5, 1.0, 4.0)
@@ -95,8 +100,31 @@ def _kmeans_cost(centers, X_test):
 
 
 # --- the pairs --------------------------------------------------------------------------------
+def _adult_onehot():
+    train, test = load_adult("train"), load_adult("test")
+    prep = make_adult_preprocessor().fit(train.data)
+    dense = [prep.transform(part.data) for part in (train, test)]
+    dense = [m.toarray() if hasattr(m, "toarray") else np.asarray(m) for m in dense]
+    return dense[0], dense[1], train.target, test.target
+
+
 def _tasks():
     tasks = []
+    (B_tr, B_te, b_tr, b_te), (_, upper) = _breast_cancer()
+    for name, (A_tr, A_te, y_tr, y_te), norm in (
+        ("Adult one-hot", _adult_onehot(), float(np.sqrt(13))),
+        ("breast cancer (public scaling)",
+         (np.clip(B_tr / upper, 0, 1), np.clip(B_te / upper, 0, 1), b_tr, b_te),
+         float(np.sqrt(30))),
+    ):
+        tasks.append(dict(
+            pair="DPLSSGDClassifier / LogisticRegression", data=name, measure="accuracy",
+            ours=lambda e, s, A_tr=A_tr, y_tr=y_tr, A_te=A_te:
+                DPLSSGDClassifier(epsilon=e, random_state=s).fit(A_tr, y_tr).predict(A_te),
+            theirs=("models.LogisticRegression", {"data_norm": norm}, "predict"),
+            arrays=(A_tr, y_tr, A_te),
+            score=lambda out, y_te=y_te: float(np.mean(out == y_te)),
+        ))
     for name, loader in (("breast cancer", _breast_cancer), ("digits", _digits),
                          ("Adult numeric", _adult_numeric)):
         (X_tr, X_te, y_tr, y_te), bounds = loader()
