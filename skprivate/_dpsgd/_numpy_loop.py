@@ -398,6 +398,8 @@ def run_dplssgd(
         max_grad_norm=max_grad_norm, fit_intercept=fit_intercept, scale=a, shift=m,
     )
     smooth = make_block_smoother(n_coef, n_params, smoothing, smoothing_order, smoothing_blocks)
+    if hasattr(release, "expect"):  # a batched noise stream: draw no more than n_steps
+        release.expect(n_steps)
     # Dividing by the expected batch size, a public number, keeps the step data-independent in
     # scale (dividing by the drawn batch size would make the step size itself private).
     # A private search passes the expected batch of its run's public planned size instead of

@@ -37,13 +37,19 @@ class SecureGaussianRelease:
 
     The first release of a (sensitivity, noise multiplier, size) draws its own noise; from
     the second on, the noise of up to ``2**18`` values' worth of further releases is drawn
-    at once and used in order. The noise is independent of the data, so when it is drawn
+    at once and used in order, never more releases than :meth:`expect` declared. The noise is independent of the data, so when it is drawn
     changes nothing about its distribution; unused draws are discarded with the object.
     One object per fit.
     """
 
     def __init__(self):
         self._streams = {}
+        self._expected = None
+
+    def expect(self, releases):
+        """Declare how many releases of one shape the fit will make (its steps), so that a
+        batch never draws noise the fit will not use (a short fit stays short)."""
+        self._expected = int(releases)
 
     def __call__(self, value, sensitivity, noise_multiplier, rng):
         value = np.asarray(value, dtype=np.float64)
@@ -51,16 +57,18 @@ class SecureGaussianRelease:
         stream = self._streams.get(key)
         if stream is None:
             plan = rounded_gaussian_plan(sensitivity, noise_multiplier, max(value.size, 1))
-            stream = self._streams[key] = [plan, np.empty((0, value.size), np.int64), 0]
+            stream = self._streams[key] = [plan, np.empty((0, value.size), np.int64), 0, 0]
             rows = 1
         else:
             rows = max(1, _BATCH_VALUES // max(value.size, 1))
-        plan, buffer, used = stream
+            if self._expected is not None:  # never more than the fit still needs
+                rows = max(1, min(rows, self._expected - stream[3]))
+        plan, buffer, used, served = stream
         if used == buffer.shape[0]:
             draws = sample_rounded_gaussian(plan.scale, rows * value.size, rng)
             buffer, used = draws.reshape(rows, value.size), 0
         noise = buffer[used].reshape(value.shape)
-        stream[1:] = [buffer, used + 1]
+        stream[1:] = [buffer, used + 1, served + 1]
         return _release(_round_to_grid(value, plan.gamma), noise, plan.gamma)
 
 
