@@ -323,7 +323,8 @@ class PATEClassifier(_LabellingMixin, DPEstimatorMixin, ClassifierMixin, BaseEst
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer
-    >>>     >>> from sklearn.model_selection import train_test_split
+    >>> from sklearn.ensemble import RandomForestClassifier
+    >>> from sklearn.model_selection import train_test_split
     >>> from skprivate.pate import PATEClassifier
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> X_private, X_rest, y_private, y_rest = train_test_split(

@@ -55,7 +55,9 @@ def _assert_same_fit(mem, dsk):
         # multiclass, a fixed clip, smoothing, columns in two chunks (rechunked to rows)
         (lambda: DPLSSGDClassifier(max_grad_norm=1.0, smoothing=1.0, **FAST), "wine", (50, 7)),
         (lambda: DPLSSGDClassifier(loss="hinge", **FAST), "cancer", (569, 30)),
-        (lambda: DPLSSGDRegressor(loss="huber", **FAST), "diabetes", (120, 10)),
+        # 5 passes: at 2 (14 steps) one seed in 10 has an R2 below 0.05, at 5 none of 40
+        (lambda: DPLSSGDRegressor(loss="huber", **{**FAST, "max_iter": 5}), "diabetes",
+         (120, 10)),
         # the number of rows read exactly: no count drawn on either side
         (lambda: DPLSSGDClassifier(n_samples_public=True, **FAST), "cancer", (97, 30)),
     ],
@@ -72,8 +74,7 @@ def test_dask_fit_equals_in_memory_fit(make, data, chunks):
     if hasattr(mem, "classes_"):
         np.testing.assert_array_equal(dsk.classes_, mem.classes_)
     np.testing.assert_allclose(dsk.predict(X), mem.predict(X), rtol=1e-9, atol=1e-12)
-    # a real model (diabetes: R2 0.26 on average over seeds at 14 steps, 0.11 for this seed)
-    assert dsk.score(X, y) > (0.85 if data != "diabetes" else 0.05)
+    assert dsk.score(X, y) > (0.85 if data != "diabetes" else 0.3)  # a real model
     # The same noisy count (the first draw of the same generator) planned both fits
     assert dsk.privacy_report_["number of rows"] == mem.privacy_report_["number of rows"]
     public = "treated as public" in mem.privacy_report_["number of rows"]

@@ -305,6 +305,7 @@ def reference_dplssgd(
     q = batch_size / n_plan
     if steps is None:
         steps = max_iter * max(1, int(n / batch_size + 0.5))
+    release.expect(steps)  # the fit's stream draws no more than its steps
     W, b = np.zeros((K, d)), np.zeros(K)
     W_sum, b_sum = np.zeros((K, d)), np.zeros(K)
     residual = residual_function("log_loss", K)
