@@ -12,6 +12,7 @@ import inspect
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.base import is_classifier
 from sklearn.linear_model import Ridge
 from sklearn.tree import DecisionTreeClassifier
@@ -255,6 +256,19 @@ EXPECTED_FAILURES = {
         ),
     },
 }
+
+# scikit-learn before 1.8 (CI's oldest job runs 1.6): check_positive_only_tag_during_fit
+# subtracts a float mean in place from the integer array it builds for an estimator whose
+# tags say its input is categorical, and raises inside the check itself (numpy's
+# UFuncTypeError on 'subtract' from float64 to int32). Non-strict there (no xfail_strict).
+if tuple(int(part) for part in sklearn.__version__.split(".")[:2]) < (1, 8):
+    EXPECTED_FAILURES["CategoricalNB"] = {
+        "check_positive_only_tag_during_fit": (
+            "the check's own in-place float subtraction on the integer input it builds for "
+            "a categorical estimator fails before the estimator is called (scikit-learn "
+            "1.6; the check passes on 1.8)"
+        ),
+    }
 
 
 def _expected_failed_checks(estimator):

@@ -20,6 +20,7 @@ from .._row_count import count_report, release_row_count, rest_epsilon
 from ..accounting._zcdp import gaussian_sigma_for_rho, zcdp_epsilon, zcdp_rho
 from ..base import DPEstimatorMixin
 from ..preprocessing._common import _PARAM_DOCS, resolve_bounds
+from ..utils._compat import zcdp_dp_event
 from ..utils._docstrings import SHARED_DOCS, Substitution
 from ..utils._validation import validate_numeric
 from . import _lloyd
@@ -246,7 +247,7 @@ class KMeans(DPEstimatorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
         # The noise does not depend on a noisy count here, so the event may be composed
         # with other fits' in RDP (a ZCDpEvent is exact for every zCDP release).
         return self._privacy_spend(zcdp_epsilon(rho, self.delta), self.delta,
-                                   event=dp_accounting.ZCDpEvent(rho))
+                                   event=zcdp_dp_event(rho))
 
     def _reservation(self, n_samples):
         # With a private number of rows the plan reads the noisy count (not yet drawn):

@@ -273,9 +273,9 @@ def zcdp_event(noise_multiplier):
     noise does not have; its Renyi divergences are the continuous ones' at most (Canonne,
     Kamath and Steinke 2020, Proposition 5), which is what this event states.
     """
-    import dp_accounting
+    from ..utils._compat import zcdp_dp_event
 
-    return dp_accounting.ZCDpEvent(gaussian_rho(1.0, noise_multiplier))
+    return zcdp_dp_event(gaussian_rho(1.0, noise_multiplier))
 
 
 def release_counts_and_sums(counts, sums, sigma, sums_sensitivity, rng):

@@ -89,11 +89,11 @@ class _Noise:
         self.gaussian = delta > 0
         self.event = None
         if self.gaussian:
-            import dp_accounting
+            from ..utils._compat import zcdp_dp_event
 
             rho = _budget_rho(epsilon, delta)
             self.parts = split_epsilon(rho, weights)  # rhos, whose exact sum is <= rho
-            self.event = dp_accounting.ZCDpEvent(rho)
+            self.event = zcdp_dp_event(rho)
             self.budget_text = f"rho split {', '.join(f'{p:.4g}' for p in self.parts)} (zCDP)"
         else:
             self.parts = split_epsilon(epsilon, weights)

