@@ -241,8 +241,6 @@ class KMeans(DPEstimatorMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
     def _privacy_plan(self, n_samples):
         """The spend of a fit whose number of rows is public: ``rho``-zCDP, all of it."""
-        import dp_accounting
-
         rho = zcdp_rho(self.epsilon, self.delta)
         # The noise does not depend on a noisy count here, so the event may be composed
         # with other fits' in RDP (a ZCDpEvent is exact for every zCDP release).

@@ -55,7 +55,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from .. import _caveats
-from .._row_count import COUNT_SHARE, count_report, release_row_count, rest_epsilon
+from .._row_count import count_report, release_row_count, rest_epsilon
 from .._second_moments import noisy_second_moment, private_norm_quantile
 from ..accounting._zcdp import gaussian_sigma_for_rho, zcdp_epsilon, zcdp_rho
 from ..base import DPEstimatorMixin

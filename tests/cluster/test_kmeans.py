@@ -1,6 +1,5 @@
 """Private k-means: its accounting against dp_accounting, its steps with the noise off."""
 
-import math
 import warnings
 
 import dp_accounting
