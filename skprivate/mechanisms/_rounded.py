@@ -1,4 +1,4 @@
-"""Exact rounded Gaussian noise: ``floor(X + 1/2)`` for ``X ~ N(0, S)``, with integer arithmetic.
+"""Exact rounded Gaussian noise: ``floor(X + 1/2)`` for ``X ~ N(0, S)``, decided exactly.
 
 Why this distribution. Adding ``R = round(X)`` to an integer-valued statistic ``f`` releases
 ``f + round(X) = round(f + X)``: a *post-processing* of the continuous Gaussian mechanism
@@ -8,232 +8,278 @@ the analytic Gaussian, privacy-loss distributions, and Poisson subsampling (the 
 Gaussian mechanism followed by rounding is a post-processing of the subsampled Gaussian
 mechanism). The discrete Gaussian ``N_Z(0, S)`` has the same Renyi divergences but not the
 same privacy-loss distribution, so it does not inherit those (see
-:mod:`skprivate.accounting._zcdp`). Here the continuous ``X`` is never formed: ``R`` is
-sampled exactly from its probability mass function
-``P(R = m) = Phi((m + 1/2) / sqrt(S)) - Phi((m - 1/2) / sqrt(S))``.
+:mod:`skprivate.accounting._zcdp`). The sampler below draws ``R`` with exactly the
+probability mass function ``P(R = m) = Phi((m + 1/2) / sqrt(S)) - Phi((m - 1/2) / sqrt(S))``:
+every decision it takes is proved right, with floating point only where a margin covers its
+error and exact arithmetic (Python integers, :mod:`fractions`, :mod:`decimal`) otherwise.
 
-Sampler. Write ``X = M + U`` with ``M = round(X)`` and ``U = X - M`` in ``[-1/2, 1/2)``: the
-pair has density proportional to ``exp(-(m + u)**2 / (2 S))`` on ``Z x [-1/2, 1/2)``, and
-its first coordinate is ``R``. Rejection from the proposal ``M`` discrete Laplace of scale
-``t = floor(sqrt(S)) + 1`` (pmf proportional to ``exp(-|m| / t)``, Canonne, Kamath and
-Steinke 2020, Algorithm 2, as their discrete Gaussian sampler, Algorithm 3), ``U`` uniform:
-the target over the proposal is proportional to ``exp(-(m + u)**2 / (2 S) + |m| / t)``.
-Since ``2 m u >= -|m|`` for ``|u| <= 1/2``, completing the square gives a constant
-times ``exp(-g1(m)) exp(-t2(m, u))`` with
+Sampler: rejection from a Laplace proposal (von Neumann 1951; Devroye 1986, *Non-Uniform
+Random Variate Generation*, Section II.3, the rejection method, and Section II.2, inversion).
+The proposal is ``Y = +-t E`` with ``E = -ln W`` exponential (``W`` uniform on ``(0, 1)``,
+inversion), a fair sign, and ``t`` a dyadic rational just below ``sqrt(S)``: density
+``exp(-|y| / t) / (2 t)``. The target density ``exp(-y**2 / (2 S))`` over it is
+proportional to ``exp(-(|y| - c)**2 / (2 S))`` with ``c = S / t`` (complete the square), at
+most 1; accepting ``Y`` with that probability, i.e. when a uniform ``V`` falls below it,
+leaves ``Y`` exactly ``N(0, S)``, so ``floor(Y + 1/2)`` of an accepted ``Y`` is exactly
+``R`` (a half-integer ``Y`` has probability 0, so ``+-`` and rounding commute). About
+``sqrt(2 pi) / (2 sqrt(e)) = 0.76`` of the candidates are accepted.
 
-- ``g1(m) = (2 |m| - 2 S / t - 1)**2 / (8 S) >= 0``, for ``S = n / d`` the rational
-  ``(2 |m| d t - 2 n - d t)**2 / (8 n d t**2)``: an exact Bernoulli(exp(-g1)) (their
-  Algorithm 1);
-- ``t2(m, u) = (|m| (1 + 2 sign(m) u) + u**2) / (2 S) >= 0``, a function of the uniform
-  real ``U``: Bernoulli(exp(-t2(m, U))) by von Neumann's method (Forsythe 1972): with
-  ``x <= 1``, draw uniforms ``V_1, V_2, ...`` until the first ``n`` with ``V_n >= V_{n-1}``
-  (``V_0 = x``); ``P(n > j) = x**j / j!``, so ``P(n odd) = exp(-x)``. For
-  ``t2 > 1`` (only ``|m| > S - 1/8``), ``exp(-t2) = exp(-t2 / k)**k`` with ``k`` independent
-  chains on the same ``U``.
+Lazy uniforms. ``W`` and ``V`` are uniform reals known through a prefix of random bits
+(``W`` in ``[w, w + 1) / 2**b``); a decision is taken only when every real the prefixes
+allow gives the same answer, so the unread bits stay uniform given the prefix and are drawn
+only if needed. Each candidate reads one 64-bit word: its top 40 bits for ``W`` (exact in a
+float64), the next 23 for ``V`` and the last for the sign.
 
-Accepting with probability ``exp(-g1(M)) exp(-t2(M, U))`` (at most 1) leaves ``(M, U)`` with
-the target density (von Neumann's rejection principle), so an accepted ``M`` is exactly
-``R``.
+Fast path (vectorised, float64). ``x = t (-ln(w / 2**40))`` bounds ``|Y|`` from above and
+``x - t / w`` from below (``ln(1 + 1/w) <= 1/w``). The float value of ``x`` is within
+``(L + 1) 2**-52 x`` of the real one, where ``L`` is the error of NumPy's ``log`` in units
+in the last place: at most 4 (the SIMD kernels NumPy ships, checked by its
+``test_umath_accuracy``; glibc's are within 1), so within ``2**-49.6 x``. Each bound is
+widened by ``_MARGIN (x + t)`` with ``_MARGIN = 2**-42``: over 100 times that error plus the
+single roundings of the bounds' own arithmetic, of ``c`` (within ``2**-28`` of ``t``) and of
+``x - c`` (it would cover a ``log`` 1000 ulp off). The exponent ``e = (x - c)**2 / (2 S)``
+(0 when the interval of ``x`` straddles ``c``) is bounded from the ends of that interval
+with four correctly rounded operations (``2**-51`` relative) and ``p = exp(-e)`` with
+``L <= 4`` ulp (``2**-50``); both are widened by the relative ``_MARGIN`` again. ``V < p``
+is then decided by exact float comparisons of the integers ``v + 1`` and ``v`` (below
+``2**53``) with ``2**23`` times the bounds of ``p``, and the rounding by
+``floor(x_lo + 1/2) == floor(x_hi + 1/2)`` (the addition's error is far below the margin
+wherever a half-integer is near). About ``5 t 2**-40`` of the candidates are left undecided
+by the rounding (the interval of ``|Y|`` that 40 bits of ``W`` leave, about ``t / w`` wide,
+holds a half-integer) and ``2**-23`` by the acceptance (``V``'s 23 bits): one in 10**6 for
+DP-SGD's ``t`` of about ``2**15``, one in ``2 * 10**5`` for ``t = 10**6`` (``S = 10**12``).
 
-Lazy uniforms. ``U`` and each ``V`` are uniform reals known through a prefix of random bits;
-a comparison is decided only when the intervals the prefixes leave are disjoint, so the
-unread bits stay uniform given the prefix and can be drawn later if needed. The fast path
-reads 60 bits of each and compares ``V_1`` with ``x = t2(M, U) / k`` in float64, deciding
-only with a margin of a relative ``2**-40`` beyond the float error of ``x`` (at most
-``2**-49`` relative: five correctly rounded operations on non-negative terms; ``t2`` is
-monotone in ``u`` on an interval that avoids 0 whenever ``m != 0``). Undecided comparisons
-(probability about ``2**-40``) and ties between 60-bit prefixes (``2**-60``) go to an exact
-path with Python integers that extends the prefixes until the comparison is decided.
+Exact path (per undecided candidate, Python). Bounds ``lo <= f(q) <= hi`` for
+``f = ln, exp`` at a rational ``q`` come from :mod:`decimal`: ``q`` is rounded toward the
+side that keeps the bound (a ``ROUND_FLOOR`` or ``ROUND_CEILING`` context), ``Context.ln``
+and ``Context.exp`` are correctly rounded (documented), and one step of ``next_minus`` or
+``next_plus`` past the result encloses the real value. From these, the intervals of
+``|Y|``, ``e`` and ``exp(-e)`` over the prefixes are exact rationals or decimals; when they
+do not decide, both prefixes are extended by 60 random bits and the precision by 20 digits.
+The procedure stops with probability 1 (the intervals shrink to points, and ``V`` equals the
+acceptance probability, or ``|Y|`` a half-integer, with probability 0).
 """
 
 import math
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from fractions import Fraction
 
 import numpy as np
 
-from ._discrete import (
-    _INT64_MAX,
-    _SQRT_INT64_MAX,
-    _bernoulli_exp_neg,
-    _sample_discrete_laplace,
-)
-
 __all__ = []
 
-_BITS = 60  # bits per lazy-uniform word; 1 + 2 sign(m) u then fits int64 exactly
-_WORD = 1 << _BITS
-# The fast path decides x < V or x >= V only beyond this relative margin (see docstring).
-_FAST_MARGIN = 2.0**-40
-# 2 |m| d t stays far inside int64 for every discrete Laplace draw below this d t (a draw
-# beyond 2**40 t has probability exp(-2**40)); larger d t take the Python-int path.
-_SAFE = 2**20
+# Bits of W (a word's top bits: below 2**53 a float64 holds w exactly) and of V (the next
+# ones; the last bit is the sign) read on the fast path. Tests shorten them to send most
+# candidates down the exact path.
+_W_BITS = 40
+_V_BITS = 23
+# Relative widening of every float bound (see the module docstring): over 100 times the
+# float64 error it covers. Tests raise it for the same purpose. W_BITS + V_BITS <= 63.
+_MARGIN = 2.0**-42
+_EXTEND_BITS = 60  # random bits added to a prefix per round of the exact path
+_T_BITS = 30  # significant bits of the proposal scale t
+_CHUNK = 1 << 16  # candidates per vectorised pass: arrays stay in cache
+_BATCH_MAX = 1 << 22  # candidates per call of the fast path, bounds memory
 
 
 class _Lazy:
-    """A uniform real on [0, 1) known through ``prefix / 2**bits`` (the exact slow path)."""
+    """A uniform real in ``[prefix, prefix + 1) / 2**bits``; its unread bits are drawn on demand."""
 
-    __slots__ = ("prefix", "bits")
+    __slots__ = ("prefix", "bits", "memo")
 
     def __init__(self, prefix, bits):
         self.prefix, self.bits = int(prefix), int(bits)
+        self.memo = None  # the last bounds computed from this prefix (see _abs_y_bounds)
 
     def extend(self, rng):
-        self.prefix = (self.prefix << _BITS) | int(rng.integers(0, _WORD))
-        self.bits += _BITS
+        word = int(rng.integers(0, 1 << _EXTEND_BITS, dtype=np.int64))
+        self.prefix = (self.prefix << _EXTEND_BITS) | word
+        self.bits += _EXTEND_BITS
 
-    def interval(self):
-        return Fraction(self.prefix, 1 << self.bits), Fraction(self.prefix + 1, 1 << self.bits)
+    def low(self):
+        return Fraction(self.prefix, 1 << self.bits)
 
-
-def _t2_interval(m, k, S, u_lazy):
-    """Exact bounds of ``t2(m, U) / k`` over the interval ``U`` (``u = lazy - 1/2``) allows."""
-    lo, hi = u_lazy.interval()
-    lo, hi = lo - Fraction(1, 2), hi - Fraction(1, 2)
-
-    def t2(u):
-        return (abs(m) * (1 + 2 * (1 if m > 0 else -1) * u) + u * u) / (2 * S * k)
-
-    if m == 0:
-        values = [lo * lo / (2 * S * k), hi * hi / (2 * S * k)]
-        low = Fraction(0) if lo <= 0 <= hi else min(values)
-        return low, max(values)
-    a, b = t2(lo), t2(hi)
-    return min(a, b), max(a, b)
+    def high(self):
+        return Fraction(self.prefix + 1, 1 << self.bits)
 
 
-def _less(a, b, rng):
-    """Exactly whether lazy uniform ``a < b``, extending both until their intervals part."""
+def _context(digits, rounding):
+    # Exponents unbounded in practice: exp(-e) of a huge e stays a (tiny) decimal, not 0.
+    return Context(prec=digits, rounding=rounding, Emin=MIN_EMIN, Emax=MAX_EMAX)
+
+
+def _to_decimal(q, digits, up):
+    """A decimal ``>= q`` (``up``) or ``<= q``, of ``digits`` significant digits."""
+    ctx = _context(digits, ROUND_CEILING if up else ROUND_FLOOR)
+    return ctx.divide(Decimal(q.numerator), Decimal(q.denominator)), ctx
+
+
+def _ln_bound(q, digits, up):
+    """A decimal ``>= ln(q)`` (``up``) or ``<= ln(q)``, for a positive Fraction ``q``."""
+    d, ctx = _to_decimal(q, digits, up)  # ln is increasing: round q the same way
+    if d == 1:  # ln(1) = 0 exactly (a step past 0 would be a needlessly tiny decimal)
+        return Decimal(0)
+    r = ctx.ln(d)  # correctly rounded (to nearest): one step past it encloses ln(d)
+    return r.next_plus(ctx) if up else r.next_minus(ctx)
+
+
+def _exp_bound(q, digits, up):
+    """A decimal ``>= exp(q)`` (``up``) or ``<= exp(q)``, for a Fraction ``q``."""
+    d, ctx = _to_decimal(q, digits, up)
+    r = ctx.exp(d)
+    return r.next_plus(ctx) if up else r.next_minus(ctx)
+
+
+def _dyadic_bound(q, digits, up):
+    """``q`` (a Fraction) rounded up or down to a decimal, for comparisons with decimals."""
+    return _to_decimal(q, digits, up)[0]
+
+
+class _Proposal:
+    """The constants of one ``S``: exact rationals for the exact path, floats for the fast one."""
+
+    def __init__(self, S):
+        n, d = S.numerator, S.denominator
+        # t = floor(sqrt(S) 2**k) / 2**k with about _T_BITS significant bits: 0 < t <= sqrt(S)
+        # and S / t - t < 2**-28 t, so the proposal accepts near the optimal 0.76.
+        k = max(0, -((n.bit_length() - d.bit_length() - 2 * _T_BITS - 1) // 2))
+        self.t = Fraction(math.isqrt((n << (2 * k)) // d), 1 << k)
+        self.S, self.c = S, S / self.t
+        self.t_f, self.c_f = float(self.t), float(self.c)
+        self.inv_2S_f = float(1 / (2 * S))
+        # sqrt(2 pi S) / (2 t) exp(-S / (2 t**2)): the acceptance rate, to size batches only.
+        s_over_t = math.sqrt(float(S)) / self.t_f
+        self.accept = math.sqrt(2 * math.pi) / 2 * s_over_t * math.exp(-s_over_t**2 / 2)
+
+
+def _digits(w):
+    """Decimal precision for a prefix of ``W``: a third of its bits (> log10(2)) and 20 more."""
+    return 20 + w.bits // 3
+
+
+def _abs_y_bounds(w, p):
+    """Exact rational bounds of ``|Y| = -t ln W`` over the prefix of ``W`` (None: unbounded)."""
+    digits = _digits(w)
+    key = (w.prefix, w.bits)
+    if w.memo is not None and w.memo[0] == key:  # the rounding reuses the acceptance's last
+        return w.memo[1]
+    low = -p.t * Fraction(_ln_bound(w.high(), digits, up=True))
+    high = None if w.prefix == 0 else -p.t * Fraction(_ln_bound(w.low(), digits, up=False))
+    w.memo = (key, (low, high))
+    return low, high
+
+
+def _exact_accept(w, v, p, rng):
+    """Exactly whether ``V < exp(-(|Y| - c)**2 / (2 S))``, extending both prefixes as needed."""
     while True:
-        bits = max(a.bits, b.bits)
-        while a.bits < bits:
-            a.extend(rng)
-        while b.bits < bits:
-            b.extend(rng)
-        if a.prefix != b.prefix:
-            return a.prefix < b.prefix
-        a.extend(rng)
-        b.extend(rng)
-
-
-def _exact_chain(m, k, S, u_lazy, v_prev, v_cur, position, rng):
-    """Finish one von Neumann chain exactly; True iff it accepts (its length is odd).
-
-    ``position`` is the index ``n`` of ``v_cur`` in the chain (``V_n``); ``v_prev`` is
-    ``V_{n-1}``, or None when ``n = 1`` (then ``V_0 = x = t2(m, U) / k``).
-    """
-    while True:
-        if position == 1:
-            while True:  # compare x = t2(m, U) / k with V_1
-                x_lo, x_hi = _t2_interval(m, k, S, u_lazy)
-                v_lo, v_hi = v_cur.interval()
-                if v_lo >= x_hi:
-                    return True  # V_1 >= x: the chain stops at n = 1, odd
-                if v_hi <= x_lo:
-                    break  # V_1 < x: go on
-                (u_lazy.extend if x_hi - x_lo >= v_hi - v_lo else v_cur.extend)(rng)
-        elif not _less(v_cur, v_prev, rng):
-            return position % 2 == 1  # V_n >= V_{n-1}: the chain stops at n
-        v_prev, v_cur = v_cur, _Lazy(rng.integers(0, _WORD), _BITS)
-        position += 1
-
-
-def _exact_rest(m, k, S, u_lazy, done, v_prev, v_cur, position, rng):
-    """Exact acceptance of the remaining chains of one candidate, from a mid-chain state."""
-    if not _exact_chain(m, k, S, u_lazy, v_prev, v_cur, position, rng):
-        return False
-    for _ in range(done + 1, k):
-        if not _exact_chain(m, k, S, u_lazy, None, _Lazy(rng.integers(0, _WORD), _BITS), 1,
-                            rng):
+        y_lo, y_hi = _abs_y_bounds(w, p)
+        digits = _digits(w)
+        z_lo = y_lo - p.c
+        if y_hi is None:  # |Y| in [y_lo, inf): (|Y| - c)**2 is unbounded, 0 at |Y| = c
+            p_lo = Decimal(0)
+            e_lo = 0 if z_lo <= 0 else z_lo * z_lo / (2 * p.S)
+        else:
+            z_hi = y_hi - p.c
+            p_lo = _exp_bound(-max(z_lo * z_lo, z_hi * z_hi) / (2 * p.S), digits, up=False)
+            e_lo = 0 if z_lo <= 0 <= z_hi else min(z_lo * z_lo, z_hi * z_hi) / (2 * p.S)
+        p_hi = _exp_bound(-Fraction(e_lo), digits, up=True)
+        if _dyadic_bound(v.high(), digits, up=True) <= p_lo:
+            return True  # V < its prefix's end <= p_lo <= the acceptance probability
+        if _dyadic_bound(v.low(), digits, up=False) >= p_hi:
             return False
-    return True
+        w.extend(rng)
+        v.extend(rng)
 
 
-def _accept_t2(m, u_word, S, rng):
-    """Bernoulli(exp(-t2(m, U))) for each candidate, ``U = u_word / 2**60 - 1/2`` (lazy)."""
-    count = m.size
-    S_float = float(S)
-    abs_m = np.abs(m).astype(np.float64)
-    sign = np.where(m >= 0, 1, -1).astype(np.int64)
-    # 1 + 2 sign(m) u at the two ends of U's interval, as exact integers over 2**60.
-    p_lo = (2 * u_word - _WORD) * sign + _WORD
-    p_hi = (2 * (u_word + 1) - _WORD) * sign + _WORD
-    # u = (2 word - 2**60) / 2**61 from an exact integer numerator: no cancellation near 0.
-    num_lo = 2 * u_word - _WORD
-    num_hi = num_lo + 2
-    u_lo = num_lo.astype(np.float64) / (2.0 * _WORD)
-    u_hi = num_hi.astype(np.float64) / (2.0 * _WORD)
-    t_a = (abs_m * (p_lo.astype(np.float64) / _WORD) + u_lo * u_lo) / (2.0 * S_float)
-    t_b = (abs_m * (p_hi.astype(np.float64) / _WORD) + u_hi * u_hi) / (2.0 * S_float)
-    t_min, t_max = np.minimum(t_a, t_b), np.maximum(t_a, t_b)
-    straddles = (m == 0) & (num_lo <= 0) & (num_hi >= 0)
-    t_min = np.where(straddles, 0.0, t_min)
-    # k chains of exp(-t2 / k) each keep every x <= 1; k > 1 needs |m| > S - 1/8.
-    k = np.maximum(1, np.ceil(t_max * (1 + 2 * _FAST_MARGIN))).astype(np.int64)
-    accepted = np.ones(count, dtype=bool)
-    slow = []
-    for chain in range(int(k.max()) if count else 0):
-        alive = np.flatnonzero(accepted & (k > chain))
-        if not alive.size:
-            break
-        x_lo = t_min[alive] / k[alive] * (1 - _FAST_MARGIN)
-        x_hi = t_max[alive] / k[alive] * (1 + _FAST_MARGIN)
-        v = rng.integers(0, _WORD, size=alive.size, dtype=np.int64)
-        v_lo = v.astype(np.float64) / _WORD * (1 - 2.0**-52)
-        v_hi = (v + 1).astype(np.float64) / _WORD * (1 + 2.0**-52)
-        stop = v_lo >= x_hi  # V_1 >= x: this chain accepts
-        go = v_hi <= x_lo  # V_1 < x: the chain goes on
-        undecided = ~(stop | go)
-        for i, word in zip(alive[undecided], v[undecided]):
-            slow.append((i, chain, None, _Lazy(word, _BITS), 1))
-        accepted[alive[undecided]] = False  # settled below by the exact path
-        # Chains past V_1: compare fresh 60-bit words; a tie goes to the exact path.
-        idx, prev, position = alive[go], v[go], 1
-        while idx.size:
-            position += 1
-            cur = rng.integers(0, _WORD, size=idx.size, dtype=np.int64)
-            tie = cur == prev
-            for i, p, c in zip(idx[tie], prev[tie], cur[tie]):
-                slow.append((i, chain, _Lazy(p, _BITS), _Lazy(c, _BITS), position))
-            accepted[idx[tie]] = False
-            ended = (cur > prev) & ~tie
-            accepted[idx[ended]] = position % 2 == 1  # stopped at V_position >= V_prev
-            more = (cur < prev) & ~tie
-            idx, prev = idx[more], cur[more]
-    for i, chain, v_prev, v_cur, position in slow:
-        u_lazy = _Lazy(u_word[i], _BITS)
-        accepted[i] = _exact_rest(int(m[i]), int(k[i]), S, u_lazy, chain, v_prev, v_cur,
-                                  position, rng)
-    return accepted
+def _exact_round(w, p, rng):
+    """Exactly ``floor(|Y| + 1/2)``, extending the prefix of ``W`` as needed."""
+    while True:
+        y_lo, y_hi = _abs_y_bounds(w, p)
+        if y_hi is not None:
+            r = math.floor(y_lo + Fraction(1, 2))
+            if r == math.floor(y_hi + Fraction(1, 2)):
+                return r
+        w.extend(rng)
+
+
+def _words(count, rng):
+    """``count`` prefixes of ``W`` and ``V`` (as exact floats) and signs, one 64-bit word each."""
+    raw = rng.integers(0, 2**64, size=count, dtype=np.uint64)
+    w = (raw >> np.uint64(64 - _W_BITS)).astype(np.float64)  # exact: below 2**53
+    v = ((raw >> np.uint64(1)) & np.uint64((1 << _V_BITS) - 1)).astype(np.float64)
+    return w, v, (raw & np.uint64(1)).astype(bool)
+
+
+def _fast_path(w, v, p):
+    """Vectorised decisions from the prefixes alone: (accepted, decided, rounded ``|Y|``).
+
+    ``decided`` is False where the float bounds leave the acceptance or, for an accepted
+    candidate, the rounding open; there the other two outputs are meaningless.
+    """
+    zero = w == 0  # W below 2**-_W_BITS: |Y| unbounded, left to the exact path
+    wf = np.maximum(w, 1.0)
+    x = np.log(wf * 2.0**-_W_BITS)
+    x *= -p.t_f  # t (-ln(w / 2**b)): the top of the interval of |Y|
+    slack = x + p.t_f
+    slack *= _MARGIN
+    x_hi = x + slack
+    x_lo = x - slack
+    x_lo -= p.t_f * (1 + _MARGIN) / wf  # -ln W >= -ln((w + 1) / 2**b) >= y - 1 / w
+    np.maximum(x_lo, 0.0, out=x_lo)
+    z_lo, z_hi = x_lo - p.c_f, x_hi - p.c_f
+    straddle = (z_lo < 0) & (z_hi > 0)
+    np.square(z_lo, out=z_lo)
+    np.square(z_hi, out=z_hi)
+    e_hi = np.maximum(z_lo, z_hi)
+    e_hi *= p.inv_2S_f * (1 + _MARGIN)
+    e_lo = np.minimum(z_lo, z_hi)
+    e_lo *= p.inv_2S_f * (1 - _MARGIN)
+    e_lo[straddle] = 0.0
+    # V in [v, v + 1) / 2**b is below p_lo when v + 1 <= 2**b p_lo and at least p_hi when
+    # v >= 2**b p_hi: exact float comparisons (v + 1 < 2**53; scaling by 2**b is exact).
+    scale = float(1 << _V_BITS)
+    np.negative(e_hi, out=e_hi)
+    p_lo = np.exp(e_hi, out=e_hi)
+    p_lo *= (1 - _MARGIN) * scale
+    np.negative(e_lo, out=e_lo)
+    p_hi = np.exp(e_lo, out=e_lo)
+    p_hi *= (1 + _MARGIN) * scale
+    accepted = v + 1 <= p_lo
+    x_lo += 0.5
+    x_hi += 0.5
+    r = np.floor(x_lo, out=x_lo)
+    rounded = r == np.floor(x_hi, out=x_hi)
+    decided = accepted & rounded
+    decided |= v >= p_hi
+    decided &= ~zero
+    return accepted, decided, r.astype(np.int64)
+
+
+def _candidates(count, p, rng):
+    """Up to ``count`` accepted draws from ``count`` candidates, each decided exactly."""
+    out = []
+    for start in range(0, count, _CHUNK):  # a chunk's arrays stay in cache
+        w, v, negative = _words(min(_CHUNK, count - start), rng)
+        accepted, decided, r = _fast_path(w, v, p)
+        for i in np.flatnonzero(~decided).tolist():  # rare: see the module docstring
+            w_i, v_i = _Lazy(int(w[i]), _W_BITS), _Lazy(int(v[i]), _V_BITS)
+            accepted[i] = _exact_accept(w_i, v_i, p, rng)
+            if accepted[i]:
+                r[i] = _exact_round(w_i, p, rng)
+        np.negative(r, out=r, where=negative)
+        out.append(r[accepted])
+    return np.concatenate(out)
 
 
 def sample_rounded_gaussian(S, count, rng):
     """``count`` exact draws of ``floor(X + 1/2)``, ``X ~ N(0, S)``, ``S`` a positive Fraction."""
-    n, d = S.numerator, S.denominator
-    t = math.isqrt(n // d) + 1  # floor(sqrt(S)) + 1, as in CKS Algorithm 3
-    dt = d * t
-    den = 8 * n * d * t * t  # g1(m) = (2 |m| d t - 2 n - d t)**2 / den
+    p = _Proposal(S)
     out = np.empty(count, dtype=np.int64)
-    filled, accept = 0, 0.5  # running acceptance estimate, used only to size batches
+    filled = 0
     while filled < count:
         need = count - filled
-        batch = min(int(need / accept * 1.05) + 16, 1 << 20)
-        m = _sample_discrete_laplace(t, 1, batch, rng)
-        w = np.abs(2 * np.abs(m) * dt - 2 * n - dt) if dt < _SAFE else None
-        if w is not None and den <= _INT64_MAX and int(w.max(initial=0)) <= _SQRT_INT64_MAX:
-            num = w * w
-            q, r = num // den, num % den
-        else:  # exact Python ints where int64 could overflow
-            w = np.abs(2 * np.abs(m).astype(object) * dt - 2 * n - dt)
-            num = w * w
-            q = np.minimum(num // den, 2**62).astype(np.int64)
-            r = num % den
-            if den <= _INT64_MAX:
-                r = r.astype(np.int64)
-        m = m[_bernoulli_exp_neg(q, r, den, rng)]
-        u_word = rng.integers(0, _WORD, size=m.size, dtype=np.int64)
-        m = m[_accept_t2(m, u_word, S, rng)]
-        accept = min(max(m.size / batch, 0.05), 1.0)
-        take = min(m.size, need)
-        out[filled:filled + take] = m[:take]
+        r = _candidates(min(int(need / p.accept * 1.02) + 32, _BATCH_MAX), p, rng)
+        take = min(r.size, need)
+        out[filled:filled + take] = r[:take]
         filled += take
     return out
