@@ -209,3 +209,28 @@ def test_robust_scaler_is_as_accurate_as_the_exponential_mechanism_on_real_table
             scale.append(np.mean(np.abs(sc.scale_ - iqr) / (hi - lo)))
         assert np.mean(center) <= old_center + 2 * sd_center / np.sqrt(3), name
         assert np.mean(scale) <= old_scale + 2 * sd_scale / np.sqrt(3), name
+
+
+@pytest.mark.parametrize("name, params, make", [
+    ("RobustScaler", {}, lambda rng: RobustScaler(epsilon=1.0, bounds=(0, 1), random_state=rng)),
+    ("SimpleImputer", {"strategy": "median"},
+     lambda rng: SimpleImputer(strategy="median", epsilon=1.0, bounds=(0, 1), random_state=rng)),
+])
+def test_quantile_releases_draw_no_continuous_noise_and_left_the_continuous_inventory(
+        name, params, make):
+    """The old path drew ``Generator.gumbel`` (and a uniform float): a generator that
+    refuses continuous draws now fits, and the security page's inventory lists the release
+    among the exact ones, no longer among the continuous ones."""
+    from skprivate._noise_inventory import CONTINUOUS_RELEASES, SECURE_RELEASES
+    from tests._doubles import NoContinuousNoiseGenerator
+
+    X = np.random.default_rng(0).uniform(size=(200, 2))
+    _quiet_fit(make(NoContinuousNoiseGenerator(np.random.PCG64(0))), X)
+
+    def entries(releases):
+        return [r for r in releases
+                if name in r.estimators and (r.when is None or r.when(params))]
+
+    assert entries(CONTINUOUS_RELEASES) == []
+    (entry,) = entries(SECURE_RELEASES)
+    assert "permute-and-flip" in entry.mechanism
