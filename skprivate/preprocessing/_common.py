@@ -277,7 +277,7 @@ def gaussian_event(noise_multiplier):
     return dp_accounting.GaussianDpEvent(float(noise_multiplier))
 
 
-def counts_and_sums_plan(sigma, count_sensitivity, sums_sensitivity, n_sums):
+def counts_and_sums_plan(sigma, sums_sensitivity, n_sums):
     """The public parameters of :func:`release_counts_and_sums`.
 
     Returns ``(count_variance, sums_plan)``: the exact rational variance ``S_c >=
@@ -291,11 +291,12 @@ def counts_and_sums_plan(sigma, count_sensitivity, sums_sensitivity, n_sums):
     return count_variance, plan
 
 
-def release_counts_and_sums(counts, sums, sigma, count_sensitivity, sums_sensitivity, rng):
+def release_counts_and_sums(counts, sums, sigma, sums_sensitivity, rng):
     """Counts and clipped sums released with rounded Gaussian noise ``sigma``: one Gaussian
     mechanism's guarantee, no floating-point noise.
 
-    The integer ``counts`` (L2 sensitivity ``Delta_c``) get exact rounded Gaussian noise
+    The caller sets ``sigma`` for the joint vector; the counts' L2 sensitivity ``Delta_c``
+    enters only through it. The integer ``counts`` get exact rounded Gaussian noise
     ``round(X)``, ``X ~ N(0, S_c)``, ``S_c >= sigma**2`` (:mod:`skprivate.mechanisms._rounded`):
     ``counts + round(X) = round(counts + X)`` is a post-processing of the Gaussian mechanism
     with noise multiplier ``sqrt(S_c) / Delta_c`` (Dwork and Roth 2014, Proposition 2.1). The
@@ -314,8 +315,7 @@ def release_counts_and_sums(counts, sums, sigma, count_sensitivity, sums_sensiti
     """
     counts = np.asarray(counts, dtype=np.int64)
     sums = np.asarray(sums, dtype=float)
-    count_variance, _ = counts_and_sums_plan(sigma, count_sensitivity, sums_sensitivity,
-                                             sums.size)
+    count_variance, _ = counts_and_sums_plan(sigma, sums_sensitivity, sums.size)
     noise = sample_rounded_gaussian(count_variance, counts.size, check_rng(rng))
     noisy_counts = counts + noise.reshape(counts.shape)
     noisy_sums = rounded_gaussian_mechanism(sums, sums_sensitivity, sigma / sums_sensitivity,

@@ -175,8 +175,7 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
             # counts (L2 sensitivity sqrt(d)) and sums (sqrt(d)): one Gaussian mechanism of
             # noise multiplier >= z (release_counts_and_sums; Balle and Wang 2018, Thm 8)
             counts, sums = release_counts_and_sums(
-                present.sum(axis=0), U.sum(axis=0), sigma, np.sqrt(float(d)),
-                np.sqrt(float(d)), rng
+                present.sum(axis=0), U.sum(axis=0), sigma, np.sqrt(float(d)), rng
             )
             mean_u = np.clip(sums / np.maximum(counts, 1.0), -1.0, 1.0)
             released_n = max(float(np.max(counts)), 1.0)  # post-processing: delta caveat

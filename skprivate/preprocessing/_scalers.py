@@ -238,7 +238,7 @@ class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransform
         # One Gaussian mechanism of noise multiplier >= z on the joint vector
         # (release_counts_and_sums): (epsilon, delta)-DP by Balle and Wang 2018, Theorem 8.
         count, sums = release_counts_and_sums(
-            moments[:1].astype(np.int64), moments[1:], sigma, 1.0, _sums_sensitivity(d), rng
+            moments[:1].astype(np.int64), moments[1:], sigma, _sums_sensitivity(d), rng
         )
         noisy = np.concatenate([count, sums])
         n = max(float(noisy[0]), 1.0)

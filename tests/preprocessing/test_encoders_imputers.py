@@ -113,7 +113,7 @@ def test_imputer_mean_sensitivity_noise_off():
     imp = _quiet_fit(SimpleImputer(epsilon=0.5, delta=1e-6, bounds=(0, 10), random_state=0), X)
     assert imp.privacy_report_["l2_sensitivity"] == pytest.approx(math.sqrt(6))
     sigma = imp.privacy_report_["noise_std"]
-    count_variance, plan = counts_and_sums_plan(sigma, math.sqrt(3), math.sqrt(3), 3)
+    count_variance, plan = counts_and_sums_plan(sigma, math.sqrt(3), 3)
     z = 1 / math.sqrt(3 / float(count_variance)
                       + float(plan.lattice_sensitivity) ** 2 / float(plan.scale))
     assert z >= imp.privacy_report_["noise_multiplier"]
@@ -133,8 +133,8 @@ def test_imputer_mean_releases_integer_counts_and_grid_sums():
     rng = np.random.default_rng(0)
     sigma, sens = 3.0, math.sqrt(2.0)
     counts, sums = release_counts_and_sums(np.array([5, 7]), np.array([0.3, -1.1]), sigma,
-                                           sens, sens, rng)
-    gamma = counts_and_sums_plan(sigma, sens, sens, 2)[1].gamma
+                                           sens, rng)
+    gamma = counts_and_sums_plan(sigma, sens, 2)[1].gamma
     assert np.all(counts == np.round(counts)) and np.all((sums / gamma) % 1 == 0)
     assert not np.all(counts == [5, 7])  # noise was added
 
@@ -148,7 +148,7 @@ def test_counts_noise_is_the_rounded_gaussian():
 
     sigma, draws = 2.5, 20000
     counts, _ = release_counts_and_sums(np.zeros(draws, np.int64), np.zeros(1), sigma, 1.0,
-                                        1.0, np.random.default_rng(1))
+                                        np.random.default_rng(1))
     m = np.arange(-9, 10)
     observed = np.array([(counts == v).sum() for v in m])
     expected = draws * (norm.cdf((m + 0.5) / sigma) - norm.cdf((m - 0.5) / sigma))

@@ -54,8 +54,7 @@ def _effective_noise_multiplier(sigma, count_sensitivity, sums_sensitivity, n_su
     sensitivity ``Delta_c`` with variance ``S_c`` and sums of lattice sensitivity ``L``
     with variance ``S`` (grid units), from the plan's exact numbers:
     ``1 / sqrt(Delta_c**2 / S_c + L**2 / S)``."""
-    count_variance, plan = counts_and_sums_plan(sigma, count_sensitivity, sums_sensitivity,
-                                                n_sums)
+    count_variance, plan = counts_and_sums_plan(sigma, sums_sensitivity, n_sums)
     mu2 = (count_sensitivity**2 / float(count_variance)
            + float(plan.lattice_sensitivity) ** 2 / float(plan.scale))
     return 1.0 / math.sqrt(mu2)
@@ -143,7 +142,7 @@ def test_standard_scaler_releases_no_floating_point_noise():
                                                np.random.PCG64(seed))), X)
         n = scaler.n_samples_seen_
         assert float(n).is_integer() and n != 300
-        gamma = counts_and_sums_plan(scaler.noise_std_, 1.0, _sums_sensitivity(3), 6)[1].gamma
+        gamma = counts_and_sums_plan(scaler.noise_std_, _sums_sensitivity(3), 6)[1].gamma
         steps = scaler.mean_ * n / gamma
         assert np.abs(steps - np.round(steps)).max() < 1e-6
 
