@@ -59,9 +59,10 @@ _DPSGD_LINEAR = ("DPLSSGDClassifier", "DPLSSGDRegressor")
 _NETS = ("DPLSSGDNeuralNetClassifier", "DPLSSGDNeuralNetRegressor")
 _DROPOUT = ("DPDropoutClassifier", "DPDropoutRegressor")
 _SEARCHES = ("PrivateGridSearchCV", "PrivateRandomSearchCV")
-_EXPONENTIAL = (
-    "exponential mechanism: Gumbel noise (NumPy ``Generator.gumbel``) picks a gap between "
-    "sorted values, a uniform draw (``Generator.uniform``) a point inside it"
+_PERMUTE_AND_FLIP = (
+    "permute-and-flip over the 4097 evenly spaced points of the public bounds, with exact "
+    "Bernoulli(exp(-gamma)) coins on integer rank utilities "
+    "(``skprivate.mechanisms._selection``): the release is one of those points"
 )
 
 #: Every released value that carries continuous noise (see the module docstring).
@@ -93,15 +94,6 @@ CONTINUOUS_RELEASES = (
     ContinuousRelease(
         _SEARCHES, ("best_estimator_",), None, None, "the released run's fitted estimator",
         "its own releases, as listed for its class",
-    ),
-    ContinuousRelease(
-        ("RobustScaler",), ("center_", "scale_"), None, None,
-        "the private median and quantile range of each feature", _EXPONENTIAL,
-    ),
-    ContinuousRelease(
-        ("SimpleImputer",), ("statistics_",), '``strategy="median"``',
-        _param_is("strategy", "median"), "the private median of each feature's present values",
-        _EXPONENTIAL,
     ),
 )
 
@@ -231,15 +223,25 @@ SECURE_RELEASES = (
         ("StandardScaler",), ("mean_", "var_", "scale_"), None, None,
         "the private mean and variance of each feature (the noisy number of rows they divide "
         "by, ``n_samples_seen_``, is an integer)",
-        "exact discrete Gaussian on the count; granular discrete Gaussian "
-        "(``granular_gaussian_mechanism``) on the clipped sums and sums of squares; "
-        "zCDP-calibrated",
+        "exact rounded Gaussian on the count; rounded Gaussian (``rounded_gaussian_mechanism``) "
+        "on the clipped sums and sums of squares; one Gaussian mechanism, analytic "
+        "calibration (``GaussianDpEvent``)",
     ),
     ContinuousRelease(
         ("SimpleImputer",), ("statistics_",), '``strategy="mean"`` (the default)',
         _param_is("strategy", "mean"), "the private mean of each feature's present values",
-        "exact discrete Gaussian on the counts; granular discrete Gaussian "
-        "(``granular_gaussian_mechanism``) on the clipped sums; zCDP-calibrated",
+        "exact rounded Gaussian on the counts; rounded Gaussian "
+        "(``rounded_gaussian_mechanism``) on the clipped sums; one Gaussian mechanism, "
+        "analytic calibration (``GaussianDpEvent``)",
+    ),
+    ContinuousRelease(
+        ("RobustScaler",), ("center_", "scale_"), None, None,
+        "the private median and quantile range of each feature", _PERMUTE_AND_FLIP,
+    ),
+    ContinuousRelease(
+        ("SimpleImputer",), ("statistics_",), '``strategy="median"``',
+        _param_is("strategy", "median"), "the private median of each feature's present values",
+        _PERMUTE_AND_FLIP,
     ),
     ContinuousRelease(
         _SEARCHES,
@@ -253,9 +255,9 @@ SECURE_RELEASES = (
     ),
     ContinuousRelease(
         _DROPOUT, ("coef_", "intercept_"), None, None, "the released model",
-        "granular discrete Gaussian output perturbation (``granular_gaussian_mechanism``) of "
-        "the exact minimiser, calibrated in zCDP to (epsilon2, delta2), projected onto the "
-        "public ball",
+        "rounded Gaussian output perturbation (``rounded_gaussian_mechanism``) of the exact "
+        "minimiser, a post-processing of the Gaussian mechanism with the analytic "
+        "calibration to (epsilon2, delta2), projected onto the public ball",
     ),
 )
 

@@ -222,7 +222,7 @@ def _spends(step):
         return True
 
 
-def parameter_caveats(step, classes=None):
+def parameter_caveats(step, classes=None, *, planned=True):
     """The caveats that void ``step``'s guarantee, decided from its parameters alone.
 
     skprivate's estimators decide these from their parameters, before any data is read:
@@ -239,6 +239,10 @@ def parameter_caveats(step, classes=None):
         A skprivate differentially private estimator.
     classes : array-like, default=None
         The label set, when already known (a search's ``classes_``), for the sentence.
+    planned : bool, default=True
+        Whether the sentences speak of an unfitted ``step`` ("will be read") or of a fit
+        that happened (a search's candidates: "were read"; the label caveat is then stated
+        only with the ``classes`` the fit read).
 
     Returns
     -------
@@ -249,7 +253,8 @@ def parameter_caveats(step, classes=None):
     params = step.get_params(deep=False)
     caveats = []
     if "classes" in params and params["classes"] is None and is_classifier(step):
-        caveats.append(_caveats.labels_from_data(classes))
+        if planned or classes is not None:
+            caveats.append(_caveats.labels_from_data(classes))
     if params.get("train_split"):
         caveats.append(_caveats.validation_rows_unprotected(params["train_split"]))
     # bounds_X and bounds_y: diffprivlib's names, kept by the AdaSSP regressions
@@ -259,17 +264,18 @@ def parameter_caveats(step, classes=None):
     if len(read) == 2:  # either one, given, makes both public
         fix = (f"public bounds ({' or '.join(read)}"
                + (f", and {read_y[0]}" if read_y else "") + ")")
-        caveats.append(_caveats.bounds_from_data(read + read_y, fix, planned=True))
+        caveats.append(_caveats.bounds_from_data(read + read_y, fix, planned=planned))
     elif read and read == present == ["bounds"] and _spends(step):
         # a private scaler or imputer that reads its clipping range from X
-        caveats.append(_caveats.bounds_from_data(read, "bounds=(lower, upper)", planned=True))
+        caveats.append(_caveats.bounds_from_data(read, "bounds=(lower, upper)",
+                                                   planned=planned))
     elif read_y:
-        caveats.append(_caveats.bounds_from_data(read_y, read_y[0], planned=True))
+        caveats.append(_caveats.bounds_from_data(read_y, read_y[0], planned=planned))
     if "min_categories" in params and params["min_categories"] is None and _spends(step):
         # CategoricalNB reads the number of categories of each feature from the rows
         caveats.append(_caveats.bounds_from_data(
             ["min_categories"], "min_categories=[...] (the number of categories of each "
-            "feature)", planned=True))
+            "feature)", planned=planned))
     return caveats
 
 

@@ -3,8 +3,8 @@ private choice that keeps a noise-dominated classifier from predicting worse tha
 constant.
 
 **The forecast.** The release adds Gaussian noise of parameter ``s`` to each coordinate of the
-minimiser (the granular discrete Gaussian of ``_ptr``, step 3), with ``s`` calibrated in zCDP
-to ``(eps2, delta2)`` for the sensitivity ``Delta(l)`` of ``_ptr`` (Lemma 2).
+minimiser (the rounded Gaussian of ``_ptr``, step 3), with ``s`` the analytic Gaussian's for
+``(eps2, delta2)`` for the sensitivity ``Delta(l)`` of ``_ptr`` (Lemma 2).
 For a row of the public norm bound ``B_a`` (intercept column included) the decision function
 of each output then carries noise of standard deviation ``s B_a``; the targets of each
 output have scale ``y_out`` (``1`` for the classifier's ``+-1`` targets, ``y_bound`` for the
@@ -62,8 +62,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._forecast import way_out_text
-from ..accounting._zcdp import gaussian_sigma_for_rho, zcdp_rho
-from ..mechanisms import discrete_laplace_noise
+from ..mechanisms import discrete_laplace_noise, gaussian_sigma
 from ..mechanisms._validation import exact_fraction
 from ._ptr import lower_confidence_margin, minimiser_sensitivity
 
@@ -113,9 +112,9 @@ def release_noise(ell, *, row_norm_aug, target_norm, n_outputs, radius, unit, c,
     )
     if not math.isfinite(sensitivity):
         return sensitivity, math.inf, math.inf
-    # (eps2, delta2) through zCDP, the guarantee of the granular discrete Gaussian
-    # (Canonne, Kamath and Steinke 2020, Theorem 14 and Proposition 12; _ptr, step 3)
-    sigma = gaussian_sigma_for_rho(sensitivity, zcdp_rho(eps2, delta2))
+    # (eps2, delta2) by the analytic Gaussian (Balle and Wang 2018, Theorem 8): the rounded
+    # Gaussian release is a post-processing of the Gaussian mechanism (_ptr, step 3)
+    sigma = gaussian_sigma(sensitivity, eps2, delta2)
     per_output = target_norm / math.sqrt(n_outputs)
     return sensitivity, sigma, sigma * row_norm_aug / per_output
 

@@ -21,7 +21,7 @@ from .._row_count import COUNT_SHARE, count_report, release_row_count, rest_epsi
 from .._forecast import value_needed
 from ..base import DPEstimatorMixin, _n_rows, _user_stacklevel
 from ..exceptions import PrivacyTestFailed, UtilityWarning
-from ..mechanisms import granular_gaussian_mechanism, granular_laplace_plan
+from ..mechanisms import granular_laplace_plan, rounded_gaussian_mechanism
 from ..utils._validation import check_bounds_pair
 from ._chance import (
     CHANCE_RATIO,
@@ -285,7 +285,7 @@ class _BaseDPDropout(DPEstimatorMixin):
         >>> from skprivate.dropout import DPDropoutClassifier
         >>> clf = DPDropoutClassifier(epsilon=1.0, bounds=(-1, 1))
         >>> round(clf.forecast_noise_to_signal(30_000, 105), 2)
-        0.53
+        0.49
         >>> clf.forecast_noise_to_signal(1_000, 105) > 1  # at chance: fit would warn
         True
         """
@@ -543,9 +543,11 @@ class _BaseDPDropout(DPEstimatorMixin):
                 stacklevel=_user_stacklevel(),
             )
             forecast["warned"] = True
-        # The granular Gaussian: theta rounded to a power-of-two grid plus exact discrete
-        # Gaussian noise, (eps2, delta2)-DP at the sensitivity Delta(l) (_ptr, step 3).
-        noisy = granular_gaussian_mechanism(theta, sensitivity, sigma, random_state=rng)
+        # The rounded Gaussian: theta rounded to a power-of-two grid plus exact rounded
+        # Gaussian noise, a post-processing of the Gaussian mechanism with noise multiplier
+        # sigma / Delta(l) on the lattice: (eps2, delta2)-DP (_ptr, step 3).
+        noisy = rounded_gaussian_mechanism(theta, sensitivity, sigma / sensitivity,
+                                           random_state=rng)
         noisy = np.array(noisy, dtype=np.float64).reshape(theta.shape)
         size = float(np.linalg.norm(noisy))
         if size > radius:  # projection onto the public ball: post-processing
@@ -565,10 +567,11 @@ class _BaseDPDropout(DPEstimatorMixin):
             "mechanism": (
                 "propose-test-release: granular discrete Laplace test of the leave-one-out "
                 "feature support, "
-                "then granular (discrete) Gaussian output perturbation of the exact dropout "
-                "least-squares minimiser" if eps1 > 0 else
-                "granular (discrete) Gaussian output perturbation of the ridge least-squares "
-                "minimiser (keep_prob=1: no dropout, no test)"
+                "then rounded Gaussian output perturbation (on a power-of-two grid, exact "
+                "integer sampler) of the exact dropout least-squares minimiser" if eps1 > 0
+                else "rounded Gaussian output perturbation (on a power-of-two grid, exact "
+                "integer sampler) of the ridge least-squares minimiser (keep_prob=1: no "
+                "dropout, no test)"
             ),
             "reference": _REFERENCE,
             "test epsilon, delta": (eps1, delta1),

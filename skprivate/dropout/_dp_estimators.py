@@ -168,8 +168,9 @@ _NOTES_DOC = """
     the ball of radius ``coef_bound`` has L2 sensitivity at most
     ``[B (Y + B R) + c b^2 R] / (c b^2 l + alpha)`` (strong convexity and the argument of
     Chaudhuri et al. [2]_), and Gaussian noise calibrated to it is added without
-    floating-point noise: the minimiser rounded to a power-of-two grid plus exact discrete
-    Gaussian noise on it, ``(epsilon2, delta2)``-DP through its zero-concentrated DP [3]_.
+    floating-point noise: the minimiser rounded to a power-of-two grid plus exact rounded
+    Gaussian noise on it, a post-processing of the continuous Gaussian mechanism, so the
+    analytic calibration of the Gaussian mechanism [3]_ makes it ``(epsilon2, delta2)``-DP.
     With the count, the steps compose to
     ``(epsilon_n + epsilon1 + epsilon2, delta1 + delta2) = (epsilon, delta)``.
 
@@ -196,8 +197,8 @@ _REFS_DOC = """
     %(dropout_reference)s
     .. [2] K. Chaudhuri, C. Monteleoni and A. D. Sarwate, "Differentially private empirical
        risk minimization", JMLR 12, 2011.
-    .. [3] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for Differential
-       Privacy", NeurIPS 2020, arXiv:2004.00010.
+    .. [3] B. Balle and Y.-X. Wang, "Improving the Gaussian Mechanism for Differential
+       Privacy: Analytical Calibration and Optimal Denoising", ICML 2018.
 """
 
 _DOCS = {

@@ -65,16 +65,16 @@ relying on it) by the random and adversarial searches in
    Clamp ``l`` at 0. If ``c u l + alpha = 0`` (no dropout credit and no ridge floor), stop:
    the test failed (:class:`~skprivate.exceptions.PrivacyTestFailed`).
 3. Release ``Theta(D)`` with Gaussian noise of parameter ``s`` per coordinate, without
-   floating-point noise: the granular Gaussian
-   (:func:`~skprivate.mechanisms.granular_gaussian_mechanism`: ``Theta(D)`` rounded to a
-   power-of-two grid, exact discrete Gaussian noise on it), which is
-   ``Delta(l)^2 / (2 s^2)``-zCDP for a statistic of L2 sensitivity ``Delta(l)`` (Canonne,
-   Kamath and Steinke 2020, Theorem 14, on the lattice sensitivity; module docstring of
-   ``skprivate.mechanisms._secure``). ``s`` is the smallest with
-   ``Delta(l)^2 / (2 s^2) <= rho2``, ``rho2 = zcdp_rho(eps2, delta2)`` the largest rho whose
-   conversion (their Proposition 12) is within ``(eps2, delta2)``
-   (:mod:`skprivate.accounting._zcdp`), so the release is ``(eps2, delta2)``-DP for
-   neighbours whose minimisers differ by at most ``Delta(l)``. Projecting it back onto
+   floating-point noise: the rounded Gaussian
+   (:func:`~skprivate.mechanisms.rounded_gaussian_mechanism` with noise multiplier
+   ``s / Delta(l)``: ``Theta(D)`` rounded to a power-of-two grid, where its L2 sensitivity
+   is at most ``L`` grid steps, plus ``round(N(0, S))`` per coordinate with ``S >= (L s /
+   Delta(l))**2``), which is a post-processing of the continuous Gaussian mechanism with
+   noise multiplier at least ``s / Delta(l)`` on the rounded statistic (module docstrings
+   of ``skprivate.mechanisms._secure`` and ``_rounded``). ``s`` is the analytic Gaussian's
+   (Balle and Wang 2018, Theorem 8; :func:`~skprivate.mechanisms.gaussian_sigma`) for
+   ``(eps2, delta2)`` at sensitivity ``Delta(l)``, so the release is ``(eps2, delta2)``-DP
+   for neighbours whose minimisers differ by at most ``Delta(l)``. Projecting it back onto
    ``C`` is post-processing.
 
 *Theorem.* The output ``(lambda_noisy, released Theta or failure)`` is
@@ -101,14 +101,12 @@ everywhere: the accountant is charged ``(eps1, delta1)`` for it.
 delta2)`` with ``Delta(l) = [B_a (Y + B_a R) + c u R] / (c u l + alpha)``. Each factor
 against what the proof allows:
 
-* *Gaussian calibration*: zCDP (Canonne, Kamath and Steinke 2020, Theorem 14 and
-  Proposition 12), the guarantee of the discrete Gaussian on a lattice. The analytic
-  calibration of continuous Gaussian noise (Balle and Wang 2018, Thm 8) is about 7 to 10 %
-  smaller for ``eps2`` in [0.5, 3] at ``delta2 = 1e-6``, but it is the exact curve of the
-  continuous Gaussian, which the discrete noise does not have, and the continuous noise in
-  floating point is exposed to Mironov's attack. A multi-dimensional discrete Gaussian's
-  exact privacy curve is not known in closed form: that 7 to 10 % is the one constant here
-  a new argument could still tighten.
+* *Gaussian calibration*: the analytic Gaussian (Balle and Wang 2018, Theorem 8), the
+  exact (epsilon, delta) curve of the Gaussian mechanism, which the rounded Gaussian
+  inherits as a post-processing (the discrete Gaussian used before has only its zCDP,
+  whose calibration cost 7 to 10 % more noise for ``eps2`` in [0.5, 3] at ``delta2 =
+  1e-6``). The rounding adds at most a relative ``2**-10`` of noise plus the grid's
+  ``ceil(sqrt(p K))`` steps of lattice sensitivity. Tight.
 * *Test tail*: the margin is the exact one-sided tail of the discrete Laplace noise
   (:func:`lower_confidence_margin`), within one grid step of the continuous
   ``ln(1/(2 delta1))/eps1``, not a two-sided or sub-exponential bound. Nothing to gain.

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from numbers import Real
 
 import numpy as np
-from sklearn.base import clone, is_classifier
+from sklearn.base import clone
 
 from .. import _caveats
 
@@ -305,50 +305,18 @@ def check_space(name, estimator, support):
 
 
 # --- what the space makes public: the caveats ------------------------------------------------
-def _spends(step):
-    from ..preprocessing._pipeline import _spends
-
-    return _spends(step)
-
-
-def _parameter_caveats(step, classes):
-    """The caveats a DP step's parameters alone decide, without fitting it.
-
-    skprivate's estimators decide these from their parameters: ``classes=None`` on a
-    classifier reads the label set from ``y``; a net's ``train_split`` scores held-out private
-    rows without noise; ``bounds``/``data_norm`` left None read the clipping bounds from the
-    data. ``classes`` is the search's own ``classes_`` (read from ``y`` by the search, and
-    published as such).
-    """
-    params = step.get_params(deep=False)
-    caveats = []
-    if "classes" in params and params["classes"] is None and is_classifier(step):
-        if classes is not None:
-            caveats.append(_caveats.labels_from_data(classes))
-    if params.get("train_split"):
-        caveats.append(_caveats.validation_rows_unprotected(params["train_split"]))
-    present = [k for k in ("data_norm", "bounds") if k in params]
-    read = [k for k in present if params[k] is None]
-    if len(read) == 2:  # either one, given, makes both public
-        caveats.append(_caveats.bounds_from_data(read, "public bounds (data_norm or bounds)"))
-    elif read and read == present == ["bounds"] and _spends(step):
-        # a private scaler or imputer that reads its clipping range from X
-        caveats.append(_caveats.bounds_from_data(read, "bounds=(lower, upper)"))
-    return caveats
-
-
 def space_caveats(estimator, support, classes):
     """Caveats of every candidate of the space, decided from public information only.
 
     The union, over the whole space, of the steps that learn from the private rows outside
     the guarantee (:func:`skprivate.accounting.leaking_steps`) and of the caveats each
-    candidate's parameters decide (:func:`_parameter_caveats`). Whether a candidate ran, and
+    candidate's parameters decide (:func:`~skprivate.accounting._leaks.parameter_caveats`). Whether a candidate ran, and
     how many runs there were, plays no part: a union over the runs that happened would state
     a caveat only some candidates produce exactly when one of them ran, which tells something
     about the secret number of runs. Every candidate that can run weakens the guarantee of
     the one released, so each counts whether it ran or not.
     """
-    from ..accounting._leaks import leaking_steps
+    from ..accounting._leaks import leaking_steps, parameter_caveats
 
     caveats = []
     for params in support:
@@ -360,5 +328,5 @@ def space_caveats(estimator, support, classes):
                 f"step '{step.path}' ({step.name}, which learns {step.learns})", step.remedy
             ))
         for _, step in run_dp_steps(candidate):
-            caveats.extend(_parameter_caveats(step, classes))
+            caveats.extend(parameter_caveats(step, classes, planned=False))
     return list(dict.fromkeys(caveats))  # in the space's order, each sentence once

@@ -1,5 +1,7 @@
 """Missing-value imputation with a differentially private fill value."""
 
+from fractions import Fraction
+
 import numpy as np
 from sklearn.base import OneToOneFeatureMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
@@ -8,13 +10,14 @@ from ..utils._docstrings import Substitution
 from ._common import (
     _PARAM_DOCS,
     _PrivateTransformer,
+    QUANTILE_RESOLUTION,
     check_transform_input,
-    exponential_quantiles,
+    gaussian_event,
+    gaussian_noise_multiplier,
+    grid_quantiles,
     rank_utility_sensitivity,
     release_counts_and_sums,
     resolve_bounds,
-    zcdp_event,
-    zcdp_noise_multiplier,
 )
 
 __all__ = ["SimpleImputer"]
@@ -30,8 +33,8 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
     Parameters
     ----------
     strategy : {"mean", "median", "constant"}, default="mean"
-        ``"mean"``: private mean of the non-missing values (discrete Gaussian noise).
-        ``"median"``: private median (exponential mechanism). ``"constant"``:
+        ``"mean"``: private mean of the non-missing values (rounded Gaussian noise).
+        ``"median"``: private median (permute-and-flip over a public grid). ``"constant"``:
         ``fill_value``, at no privacy cost.
     fill_value : float, default=0.0
         The value for ``strategy="constant"``.
@@ -62,19 +65,22 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
     -----
     ``"mean"``: releases, per feature, the number of non-missing values and the sum of their
     clipped values mapped to [-1, 1], with noise ``sigma = z sqrt(2 d)`` on each and no
-    floating-point noise: exact discrete Gaussian noise on the integer counts, the
-    granular Gaussian (:func:`~skprivate.mechanisms.granular_gaussian_mechanism`) on the
-    sums. A row changes each of the ``2 d`` coordinates by at most 1, so the L2
-    sensitivity is ``sqrt(2 d)`` and the release is ``1 / (2 z**2)``-zero-concentrated DP
-    (Canonne, Kamath and Steinke 2020, Theorems 4 and 14), ``z`` the smallest whose
-    conversion (their Proposition 12) is within ``(epsilon, delta)``; the fill value is
+    floating-point noise: exact rounded Gaussian noise ``round(N(0, sigma**2))`` on the
+    integer counts, the rounded Gaussian on a power-of-two grid
+    (:func:`~skprivate.mechanisms.rounded_gaussian_mechanism`) on the sums. A row changes
+    each of the ``2 d`` coordinates by at most 1, so the L2 sensitivity is ``sqrt(2 d)``;
+    the release is a post-processing of the continuous Gaussian mechanism with noise
+    multiplier at least ``z``, the analytic Gaussian's for ``(epsilon, delta)`` (Balle and
+    Wang 2018, Theorem 8), and the fit's event is ``GaussianDpEvent(z)``; the fill value is
     their ratio, clipped to the bounds.
-    ``"median"``: the exponential-mechanism median of the non-missing values of each
-    feature (Smith 2011), ``epsilon / d`` each, composed by basic composition (Dwork and
-    Roth 2014, Theorem 3.16); the rank utility ``-|#{x_i < x} - n_j / 2|`` moves by at
-    most ``1/2`` when a row is added or removed, and the mechanism is calibrated to that
-    sensitivity (McSherry and Talwar 2007, Theorem 6). Values are not clipped in
-    ``transform``: only missing entries change.
+    ``"median"``: the median of the non-missing values of each feature chosen by
+    permute-and-flip (McKenna and Sheldon 2020, Theorem 1) among the 4097 evenly spaced
+    points of its public range, with exact integer sampling (the fill value is one of those
+    points: off by at most ``(upper - lower) / 8192`` from the best one), ``epsilon / d``
+    each, composed by basic composition (Dwork and Roth 2014, Theorem 3.16); the rank
+    utility ``-max(#{x_i < c} - n_j / 2, n_j / 2 - #{x_i <= c}, 0)`` moves by at most
+    ``1/2`` when a row is added or removed, and the mechanism is calibrated to that
+    sensitivity. Values are not clipped in ``transform``: only missing entries change.
 
     Examples
     --------
@@ -115,9 +121,10 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
             return self._privacy_spend(0.0, 0.0)
         if self.strategy == "median":
             return self._privacy_spend(self.epsilon, 0.0)
-        # 1 / (2 z**2)-zCDP whatever n (see Notes): a zCDP event the accountants compose.
-        z = zcdp_noise_multiplier(self.epsilon, self.delta)
-        return self._privacy_spend(self.epsilon, self.delta, event=zcdp_event(z))
+        # One Gaussian mechanism of noise multiplier z whatever n (see Notes): an event the
+        # accountants compose.
+        z = gaussian_noise_multiplier(self.epsilon, self.delta)
+        return self._privacy_spend(self.epsilon, self.delta, event=gaussian_event(z))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -147,22 +154,26 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
         Xc = np.clip(X, lower, upper)  # NaN stays NaN
         released_n = None  # pure DP (median): no delta to check against 1/n
         if self.strategy == "median":
-            self.statistics_ = exponential_quantiles(
-                Xc, lower, upper, 0.5, self.epsilon / d, rng
+            self.statistics_ = grid_quantiles(
+                Xc, lower, upper, Fraction(1, 2), self.epsilon / d, rng
             )
             report = {
-                "mechanism": "exponential mechanism median per feature",
+                "mechanism": "permute-and-flip median per feature over "
+                             f"{QUANTILE_RESOLUTION + 1} evenly spaced candidates in the "
+                             "bounds, exact integer sampling",
                 "epsilon_per_feature": self.epsilon / d,
                 "utility_sensitivity": rank_utility_sensitivity(0.5),
-                "reference": "Smith 2011; McSherry and Talwar 2007, Theorem 6; "
+                "reference": "McKenna and Sheldon 2020, Theorem 1; "
                              "Dwork and Roth 2014, Theorem 3.16",
             }
         else:
             centre, half = (upper + lower) / 2.0, (upper - lower) / 2.0
             present = ~np.isnan(Xc)
             U = np.where(present, (Xc - centre) / half, 0.0)
-            sigma = zcdp_noise_multiplier(self.epsilon, self.delta) * np.sqrt(2.0 * d)
-            # counts (L2 sensitivity sqrt(d)) and sums (sqrt(d)): 2 d / (2 sigma**2) zCDP
+            z = gaussian_noise_multiplier(self.epsilon, self.delta)
+            sigma = z * np.sqrt(2.0 * d)
+            # counts (L2 sensitivity sqrt(d)) and sums (sqrt(d)): one Gaussian mechanism of
+            # noise multiplier >= z (release_counts_and_sums; Balle and Wang 2018, Thm 8)
             counts, sums = release_counts_and_sums(
                 present.sum(axis=0), U.sum(axis=0), sigma, np.sqrt(float(d)), rng
             )
@@ -170,13 +181,15 @@ class SimpleImputer(OneToOneFeatureMixin, _PrivateTransformer):
             released_n = max(float(np.max(counts)), 1.0)  # post-processing: delta caveat
             self.statistics_ = centre + half * mean_u
             report = {
-                "mechanism": "discrete Gaussian on the counts, granular Gaussian on the "
-                             "clipped sums, per feature",
+                "mechanism": "rounded Gaussian on the counts and, on a power-of-two "
+                             "grid, on the clipped sums, per feature (exact integer "
+                             "sampler: no floating-point noise)",
                 "noise_std": float(sigma),
                 "l2_sensitivity": float(np.sqrt(2.0 * d)),
-                "zcdp_rho": float(d / sigma**2),
-                "reference": "Canonne, Kamath and Steinke 2020, Theorems 4 and 14, "
-                             "Proposition 12",
+                "noise_multiplier": float(z),
+                "reference": "Balle and Wang 2018, Theorem 8 (analytic Gaussian); the "
+                             "rounded Gaussian is a post-processing of the Gaussian "
+                             "mechanism",
             }
         self.bounds_ = (lower, upper)
         self._finish_private_fit(plan, report, released_n, caveats)

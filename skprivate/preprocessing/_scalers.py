@@ -1,6 +1,7 @@
 """Scalers whose fitted statistics are differentially private."""
 
 import math
+from fractions import Fraction
 from numbers import Real
 
 import numpy as np
@@ -11,14 +12,16 @@ from ..utils._docstrings import Substitution
 from ._common import (
     _PARAM_DOCS,
     _PrivateTransformer,
+    QUANTILE_RESOLUTION,
     check_transform_input,
-    exponential_quantiles,
+    gaussian_event,
+    gaussian_noise_multiplier,
+    grid_quantiles,
     rank_utility_sensitivity,
     release_counts_and_sums,
     resolve_bounds,
-    zcdp_event,
-    zcdp_noise_multiplier,
 )
+from ..mechanisms._validation import exact_fraction
 
 __all__ = ["RobustScaler", "StandardScaler"]
 
@@ -86,7 +89,7 @@ class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransform
     """Standardize features with a differentially private mean and variance.
 
     A drop-in for :class:`sklearn.preprocessing.StandardScaler` whose statistics are
-    released with (discrete) Gaussian noise, so that a Pipeline of this scaler and a
+    released with (rounded) Gaussian noise, so that a Pipeline of this scaler and a
     differentially private estimator is private as a whole. Values are clipped to public
     ``bounds`` first.
 
@@ -142,28 +145,28 @@ class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransform
     the bounds). The vector ``(n, sum u, sum (u**2 - 1/2))`` of length ``1 + 2 d``, whose
     L2 sensitivity under adding or removing a row is ``sqrt(1 + 1.25 d)``, is released with
     noise ``sigma = z sqrt(1 + 1.25 d)`` on every coordinate, without floating-point noise:
-    the count gets exact discrete Gaussian noise (an integer), the ``2 d`` sums are rounded to
-    a power-of-two grid and get exact discrete Gaussian noise on it
-    (:func:`~skprivate.mechanisms.granular_gaussian_mechanism`). The whole release is
-    ``1 / (2 z**2)``-zero-concentrated DP (Canonne, Kamath and Steinke 2020, Theorems 4 and
-    14, composed by adding the two parts' rhos), and ``z`` is the smallest whose conversion
-    to ``(epsilon, delta)`` (their Proposition 12) is within ``epsilon``; about 7 to 11 %
-    more noise than the analytic calibration of continuous Gaussian noise (Balle and Wang
-    2018), whose exact curve the discrete noise does not have. Equal noise on all
-    coordinates minimises the summed squared error of the released sums for this
-    sensitivity. Mean and variance are post-processing: ``mean = sum u / n``,
+    the count gets exact rounded Gaussian noise ``round(N(0, sigma**2))`` (an integer), the
+    ``2 d`` sums are rounded to a power-of-two grid and get exact rounded Gaussian noise on
+    it (:func:`~skprivate.mechanisms.rounded_gaussian_mechanism`, scaled to their lattice
+    sensitivity). Both are post-processings of the continuous Gaussian mechanism, so the
+    whole release is one Gaussian mechanism with noise multiplier at least ``z`` and has its
+    exact curve: ``z`` is the analytic Gaussian's for ``(epsilon, delta)`` (Balle and Wang
+    2018, Theorem 8), 6 to 11 % less noise than the zCDP calibration the discrete Gaussian
+    needed. Equal noise on all coordinates minimises the summed squared error of the
+    released sums for this sensitivity. Mean and variance are post-processing: ``mean = sum u / n``,
     ``var = sum u**2 / n - mean**2``, clipped to their possible ranges, the variance held at
     least at ``noise_std_ / n`` (a noise-level floor: a noisy near-zero variance would
-    otherwise blow a feature up). The fit's ``dp_accounting`` event is its zCDP
-    (``ZCDpEvent``), so that its privacy loss composes in Renyi DP with the estimator's.
+    otherwise blow a feature up). The fit's ``dp_accounting`` event is
+    ``GaussianDpEvent(z)``, exact for the release, so that its privacy loss composes with the
+    estimator's in an RDP or privacy-loss-distribution accountant.
 
     The error shrinks as ``1 / n`` and grows with the width of the bounds and with
     ``sqrt(d)``: tight public bounds matter more than epsilon.
 
     References
     ----------
-    .. [1] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for Differential
-       Privacy", NeurIPS 2020, arXiv:2004.00010.
+    .. [1] B. Balle and Y.-X. Wang, "Improving the Gaussian Mechanism for Differential
+       Privacy: Analytical Calibration and Optimal Denoising", ICML 2018.
 
     Examples
     --------
@@ -201,11 +204,11 @@ class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransform
         self.random_state = random_state
 
     def _privacy_plan(self, n_samples):
-        # One 1 / (2 z**2)-zCDP release at (epsilon, delta), whatever n and d: the
-        # sensitivity is absorbed in the noise (see Notes); the noise does not depend on a
-        # noisy count, so the zCDP event may be composed with others.
-        z = zcdp_noise_multiplier(self.epsilon, self.delta)
-        return self._privacy_spend(self.epsilon, self.delta, event=zcdp_event(z))
+        # One Gaussian mechanism with noise multiplier z at (epsilon, delta), whatever n and
+        # d: the sensitivity is absorbed in the noise (see Notes); the noise does not depend
+        # on a noisy count, so the event may be composed with others.
+        z = gaussian_noise_multiplier(self.epsilon, self.delta)
+        return self._privacy_spend(self.epsilon, self.delta, event=gaussian_event(z))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -229,9 +232,11 @@ class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransform
         centre, half = upper / 2.0 + lower / 2.0, upper / 2.0 - lower / 2.0
         U = (np.clip(X, lower, upper) - centre) / half
         d = X.shape[1]
-        sigma = zcdp_noise_multiplier(self.epsilon, self.delta) * _standard_sensitivity(d)
+        z = gaussian_noise_multiplier(self.epsilon, self.delta)
+        sigma = z * _standard_sensitivity(d)
         moments = _standard_moments(U)
-        # (1 + 1.25 d) / (2 sigma**2) = 1 / (2 z**2)-zCDP in all (release_counts_and_sums).
+        # One Gaussian mechanism of noise multiplier >= z on the joint vector
+        # (release_counts_and_sums): (epsilon, delta)-DP by Balle and Wang 2018, Theorem 8.
         count, sums = release_counts_and_sums(
             moments[:1].astype(np.int64), moments[1:], sigma, _sums_sensitivity(d), rng
         )
@@ -250,13 +255,15 @@ class StandardScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransform
         self._finish_private_fit(
             plan,
             {
-                "mechanism": "discrete Gaussian on the count, granular Gaussian on the "
-                             "clipped sums and sums of squares",
+                "mechanism": "rounded Gaussian on the count and, on a power-of-two grid, "
+                             "on the clipped sums and sums of squares (exact integer "
+                             "sampler: no floating-point noise)",
                 "noise_std": float(sigma),
                 "l2_sensitivity": _standard_sensitivity(d),
-                "zcdp_rho": float(1.0 / (2.0 * (sigma / _standard_sensitivity(d)) ** 2)),
-                "reference": "Canonne, Kamath and Steinke 2020, Theorems 4 and 14, "
-                             "Proposition 12",
+                "noise_multiplier": float(z),
+                "reference": "Balle and Wang 2018, Theorem 8 (analytic Gaussian); the "
+                             "rounded Gaussian is a post-processing of the Gaussian "
+                             "mechanism",
             },
             n,  # the released count, not X.shape[0]: the report is published
             caveats,
@@ -294,7 +301,8 @@ class RobustScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransformer
     center_ : ndarray of shape (n_features,)
         Private median of each feature.
     scale_ : ndarray of shape (n_features,)
-        Private quantile range of each feature (at least 1e-6 of the bounds' width).
+        Private quantile range of each feature (at least one step of the candidates' grid,
+        ``1/4096`` of the bounds' width).
     bounds_ : tuple of ndarray
     epsilon_, delta_ : float
     privacy_report_ : PrivacyReport
@@ -307,23 +315,24 @@ class RobustScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransformer
 
     Notes
     -----
-    Each quantile is released with the exponential mechanism over the public interval
-    (Smith 2011; McSherry and Talwar 2007, Theorem 6), ``epsilon / (3 d)``-DP; the
-    ``3 d`` releases compose by basic composition (Dwork and Roth 2014, Theorem 3.16) to
-    ``epsilon``-DP. The utility of a point ``x`` for the ``q``-quantile is
-    ``-|#{x_i < x} - q n|``; adding or removing a row moves it by at most
-    ``max(q, 1 - q)`` (``n`` moves too), and the mechanism is calibrated to that
-    sensitivity: ``1/2`` for the median, ``3/4`` for the quartiles (at ``q`` = 0 or 1 the
-    utility is monotone and the mechanism's factor 2 is dropped). Each quantile's loss
-    reaches its share of ``epsilon`` at the worst neighbours, and the number of rows
-    needs no noisy count (it enters only the utility, whose sensitivity accounts for it).
-    The error of a quantile grows with the width of the bounds only
-    logarithmically, so loose bounds cost little here, unlike :class:`StandardScaler`.
+    Each quantile is chosen by permute-and-flip (McKenna and Sheldon 2020, Theorem 1:
+    ``epsilon / (3 d)``-DP each) among the ``4097`` evenly spaced points of the public range
+    of its feature, with exact integer sampling (no floating-point noise: the released value
+    is one of those public points); the ``3 d`` releases compose by basic composition (Dwork
+    and Roth 2014, Theorem 3.16) to ``epsilon``-DP. The utility of a candidate ``c`` for the
+    ``q``-quantile is ``-max(#{x_i < c} - q n, q n - #{x_i <= c}, 0)``; adding or removing
+    a row moves it by at most ``max(q, 1 - q)`` (``n`` moves too), and the mechanism is
+    calibrated to that sensitivity: ``1/2`` for the median, ``3/4`` for the quartiles. The
+    number of rows needs no noisy count (it enters only the utility, whose sensitivity
+    accounts for it). A quantile is off by at most half a grid step, ``(upper - lower) /
+    8192``, from the best candidate, and the mechanism's rank error grows only with the
+    logarithm of the number of candidates: declare bounds within a few orders of magnitude
+    of the values' spread (the grid step grows with the width of the bounds).
 
     References
     ----------
-    .. [1] A. Smith, "Privacy-preserving statistical estimation with optimal convergence
-       rates", STOC 2011.
+    .. [1] R. McKenna and D. Sheldon, "Permute-and-Flip: A new mechanism for differentially
+       private selection", NeurIPS 2020.
 
     Examples
     --------
@@ -331,7 +340,7 @@ class RobustScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransformer
     >>> import numpy as np
     >>> from skprivate.preprocessing import RobustScaler
     >>> X = np.random.default_rng(0).standard_cauchy(size=(20000, 1))
-    >>> scaler = RobustScaler(epsilon=1.0, bounds=(-1e4, 1e4), random_state=0)
+    >>> scaler = RobustScaler(epsilon=1.0, bounds=(-100, 100), random_state=0)
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")  # the seed caveat: random_state=0
     ...     _ = scaler.fit(X)
@@ -367,7 +376,8 @@ class RobustScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransformer
                 f"RobustScaler: quantile_range must be (q_min, q_max) with 0 <= q_min < q_max "
                 f"<= 100; got {self.quantile_range!r}."
             )
-        return q_min / 100.0, q_max / 100.0
+        # exact fractions: the utilities are scaled to integers by their denominators
+        return exact_fraction(q_min) / 100, exact_fraction(q_max) / 100
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -390,23 +400,28 @@ class RobustScaler(_ClipAndScaleMixin, OneToOneFeatureMixin, _PrivateTransformer
         lower, upper, caveats = resolve_bounds(self.bounds, X, type(self).__name__)
         Xc = np.clip(X, lower, upper)
         each = self.epsilon / (3 * X.shape[1])
-        lo = exponential_quantiles(Xc, lower, upper, q_min, each, rng)
-        mid = exponential_quantiles(Xc, lower, upper, 0.5, each, rng)
-        hi = exponential_quantiles(Xc, lower, upper, q_max, each, rng)
+        lo = grid_quantiles(Xc, lower, upper, q_min, each, rng)
+        mid = grid_quantiles(Xc, lower, upper, Fraction(1, 2), each, rng)
+        hi = grid_quantiles(Xc, lower, upper, q_max, each, rng)
         self.bounds_ = (lower, upper)
         self.center_ = mid
         with np.errstate(over="ignore"):  # a spread beyond the largest double is kept at it
             spread = np.minimum(np.abs(hi - lo), np.finfo(np.float64).max)
-        self.scale_ = np.maximum(spread, 2e-6 * (upper / 2.0 - lower / 2.0))
+        # At least one grid step (the quantiles' resolution): a range below it reads as 0
+        # and would blow the feature up. Half units: the width may exceed the largest double.
+        step = (upper / 2.0 - lower / 2.0) * (2.0 / QUANTILE_RESOLUTION)
+        self.scale_ = np.maximum(spread, step)
         self._finish_private_fit(
             plan,
             {
-                "mechanism": "exponential mechanism quantiles (3 per feature)",
+                "mechanism": "permute-and-flip quantiles (3 per feature) over "
+                             f"{QUANTILE_RESOLUTION + 1} evenly spaced candidates in the "
+                             "bounds, exact integer sampling",
                 "epsilon_per_quantile": float(each),
                 "utility_sensitivity": [rank_utility_sensitivity(q) for q in
                                         (q_min, 0.5, q_max)],
                 "composition": "basic (Dwork and Roth 2014, Theorem 3.16)",
-                "reference": "Smith 2011; McSherry and Talwar 2007, Theorem 6",
+                "reference": "McKenna and Sheldon 2020, Theorem 1",
             },
             None,  # pure DP: no delta to check against 1/n, and no count released
             caveats,

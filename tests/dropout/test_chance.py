@@ -56,16 +56,19 @@ def test_forecast_matches_an_independent_computation():
     ell = n - 1 - margin
     b_a = math.sqrt(p + 1)
     sensitivity = (b_a * (1 + b_a * 2) + 2) / (ell + 1)
-    # the release's noise is calibrated in zCDP (the granular discrete Gaussian): the rho
-    # the forecast's sigma implies converts to (0.6 eps, 0.7 delta) by dp_accounting's RDP
-    # accountant, an implementation independent of skprivate.accounting._zcdp
+    # the release's noise is the analytic Gaussian's (the rounded Gaussian is a
+    # post-processing of the Gaussian mechanism): the noise multiplier the forecast's sigma
+    # implies gives (0.6 eps, 0.7 delta) by dp_accounting's PLD accountant, an
+    # implementation independent of skprivate's calibration (it was a zCDP calibration,
+    # checked with a ZCDpEvent, before the rounded Gaussian)
     sigma = forecast["ratio"] / b_a
-    accountant = dp_accounting.rdp.RdpAccountant()
-    accountant.compose(dp_accounting.ZCDpEvent(sensitivity**2 / (2 * sigma**2)))
-    assert accountant.get_epsilon(0.7 * delta) == pytest.approx(0.6 * eps, rel=0.01)
+    accountant = dp_accounting.pld.PLDAccountant()
+    accountant.compose(dp_accounting.GaussianDpEvent(sigma / sensitivity))
+    assert accountant.get_epsilon(0.7 * delta) == pytest.approx(0.6 * eps, rel=1e-3)
     assert forecast["noise std"] == pytest.approx(sigma, rel=1e-12)
     assert forecast["sensitivity"] == pytest.approx(sensitivity, rel=1e-6)  # margin: 1 grid step
-    assert sigma > gaussian_sigma(sensitivity, 0.6 * eps, 0.7 * delta)  # zCDP: more noise
+    assert sigma == pytest.approx(gaussian_sigma(sensitivity, 0.6 * eps, 0.7 * delta),
+                                  rel=1e-6)
     assert not forecast["warned"]
 
 

@@ -298,3 +298,28 @@ def test_a_callable_scorer_is_taken_on_trust_and_says_so(cancer):
     vouched = search.privacy_report_["caveats"][codes.index("score_vouched")]
     assert vouched.startswith("scoring=accuracy is a callable")
     assert "score_range=(0.0, 1.0)" in vouched
+
+
+def test_space_caveats_name_every_bound_a_candidate_reads_from_the_rows():
+    # The search states the caveats of its candidates' parameters with the same rules as
+    # accounting.leaking_steps: a target bound left None (bounds_y of the AdaSSP regression,
+    # y_bound of the dropout regressor) is read from the rows, and so are the categories of
+    # CategoricalNB with min_categories=None. (A copy of those rules that only knew
+    # data_norm and bounds once left these out of the search's report.)
+    from skprivate.dropout import DPDropoutRegressor
+    from skprivate.linear_model import LinearRegression
+    from skprivate.model_selection._candidates import space_caveats
+    from skprivate.naive_bayes import CategoricalNB
+
+    cases = [
+        (LinearRegression(bounds_X=(0, 1), bounds_y=None), [{}], "bounds_y"),
+        (DPDropoutRegressor(y_bound=None), [{}], "y_bound"),
+        (CategoricalNB(min_categories=None), [{}], "min_categories"),
+    ]
+    for estimator, support, name in cases:
+        caveats = space_caveats(estimator, support, None)
+        said = [c for c in caveats if _caveats.caveat_codes([c]) == ["bounds_from_data"]]
+        assert any(name in str(c) and "were read" in str(c) for c in said), (name, caveats)
+    # a classifier search states the label set it read, in the past tense
+    caveats = space_caveats(DPLSSGDClassifier(), [{}], np.array([0, 1]))
+    assert "labels_from_data" in _caveats.caveat_codes(caveats)

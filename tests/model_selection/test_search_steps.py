@@ -5,7 +5,7 @@ import math
 import warnings
 
 import pytest
-from dp_accounting import dp_event, rdp
+from dp_accounting import dp_event, pld, rdp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.pipeline import make_pipeline
@@ -56,13 +56,14 @@ def test_a_private_scaler_and_a_model_share_each_runs_budget(cancer):
     assert scaler.delta_ == pytest.approx(share * DELTA, rel=1e-12)
     assert model.epsilon_ <= (1 - share) * eps_run * (1 + 1e-9)
     assert model.delta_ == pytest.approx((1 - share) * DELTA, rel=1e-12)
-    # independent composition with dp-accounting: the scaler is one rho-zCDP release
-    # (discrete Gaussian noise, rho = 1 / (2 z**2) from its stated noise per unit of
-    # sensitivity), whose conversion dp-accounting checks here, composed with the model's
-    # DP-SGD event; the whole search is the tuning theorem over the run.
+    # independent composition with dp-accounting: the scaler is one Gaussian mechanism
+    # (rounded Gaussian noise, a post-processing of it, with the noise multiplier z of its
+    # stated noise per unit of sensitivity), whose exact curve dp-accounting's PLD
+    # accountant checks here, composed with the model's DP-SGD event; the whole search is
+    # the tuning theorem over the run.
     z_scaler = scaler.noise_std_ / scaler.privacy_report_["l2_sensitivity"]
-    scaler_event = dp_event.ZCDpEvent(1.0 / (2.0 * z_scaler**2))
-    alone_scaler = rdp.RdpAccountant()
+    scaler_event = dp_event.GaussianDpEvent(z_scaler)
+    alone_scaler = pld.PLDAccountant()
     alone_scaler.compose(scaler_event)
     assert alone_scaler.get_epsilon(share * DELTA) == pytest.approx(share * eps_run, rel=0.01)
     train = dp_event.ComposedDpEvent([scaler_event, model._privacy_spend_record.event])
