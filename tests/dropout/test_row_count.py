@@ -70,8 +70,9 @@ def test_n_samples_public_restores_the_exact_fit_bit_for_bit():
     X, y = _data(2000)
     clf = _fit(DPDropoutClassifier(epsilon=1.0, bounds=(-1, 1), random_state=0,
                                    n_samples_public=True), X, y)
-    # the coefficients draw the rounded Gaussian's stream (re-recorded with it)
-    assert clf.coef_.round(8).tolist() == [[0.29575539, 0.12985611, -0.06348038, -0.25413895]]
+    # the coefficients draw the rounded Gaussian's stream (re-recorded with it, and again
+    # when its sampler became the faster one: same law, another use of the stream)
+    assert clf.coef_.round(8).tolist() == [[0.25846672, 0.14471054, -0.12340546, -0.24865532]]
     assert clf.forecast_noise_to_signal_ == pytest.approx(0.09885034353301045, rel=1e-12)
 
 
