@@ -14,6 +14,7 @@ with ``vmap``. Each example passes through the module on its own, so no layer ca
 examples (which is also why batch normalisation is refused by the estimators).
 """
 
+import math
 from collections.abc import Mapping
 
 import torch
@@ -49,6 +50,7 @@ def clipped_gradient_sum(
     max_grad_norm,
     fit_params=None,
     randomness="different",
+    grid=None,
 ):
     """Sum over the batch of per-example gradients, each clipped to ``max_grad_norm``.
 
@@ -75,11 +77,17 @@ def clipped_gradient_sum(
         How random operations inside the module (dropout) behave under ``vmap``:
         ``"different"`` draws independently for every example, as a plain batched forward
         pass does.
+    grid : tuple (gamma, bound) or None, default=None
+        None: the sum is taken in the parameters' dtype. A power of two ``gamma`` and an
+        int ``bound``: each clipped example is rounded to the grid ``gamma`` (an integer
+        vector ``k_i``), an example whose ``||k_i||_2**2`` exceeds ``bound`` contributes
+        zero, and the integer vectors are summed exactly (:func:`_grid_sum`).
 
     Returns
     -------
     grad_sum : dict of str to Tensor
-        The sum of the clipped per-example gradients, shaped like ``params``.
+        The sum of the clipped per-example gradients, shaped like ``params``; with a
+        ``grid``, the exact int64 sum of the rounded examples, in grid units.
     losses : Tensor of shape (b,)
         Each example's (unclipped) loss, detached.
     y_pred : Tensor or structure of Tensors
@@ -111,6 +119,9 @@ def clipped_gradient_sum(
     )
     grads, (losses, y_pred) = per_example(params, X, y)
     factors, norms, finite = _clip_factors(grads, losses.shape[0], max_grad_norm)
+    if grid is not None:
+        grad_sum = _grid_sum(grads, factors, finite, *grid)
+        return grad_sum, losses, tree_map(_drop_batch_of_one, y_pred), norms
     grad_sum = {
         # where(), not a zero factor: 0 * inf is NaN.
         name: torch.tensordot(factors, torch.where(_along(finite, g), g, 0.0), dims=1)
@@ -122,6 +133,49 @@ def clipped_gradient_sum(
 def _along(per_example, g):
     """A per-example tensor of shape (b,) shaped to broadcast against ``g`` of shape (b, ...)."""
     return per_example.reshape((-1,) + (1,) * (g.ndim - 1))
+
+
+def _grid_sum(grads, factors, finite, gamma, bound):
+    """Exact int64 sum of the clipped examples rounded to the grid ``gamma``, in grid units.
+
+    Why per example. The secure release (:mod:`._private_step`) adds integer noise to this
+    sum, and its guarantee needs the sum *as computed* to change by at most ``L`` grid units
+    (L2) when one example is added or removed. A floating-point sum (float32 on the device,
+    or float64) cannot promise that: adding one example changes the rounding of every other
+    term, by up to about ``b u sum_i ||g_i||`` (Higham 2002, Section 4.2), and the batch size
+    ``b`` is private and unbounded. Here nothing is summed in floating point: each example's
+    clipped gradient ``c_i g_i`` (in the parameters' dtype, any rounding of it is a function
+    of that example alone) becomes the integer vector ``k_i = floor(c_i g_i / gamma + 1/2)``,
+    an example is kept only if ``||k_i||_2**2 <= bound`` (``bound = floor(L**2)``; decided
+    exactly, see below), and the kept vectors are added in int64, exactly. One example
+    therefore moves the sum by one kept ``k_i``, of norm at most ``L``, whatever the others
+    are. A clipped example passes: ``||k_i|| <= ||c_i g_i|| / gamma + sqrt(d) / 2`` (each
+    coordinate moves by at most 1/2), and ``L = max_grad_norm / gamma + ceil(sqrt(d))``
+    leaves ``sqrt(d) / 2`` grid units, a relative ``2**-12`` or more of ``max_grad_norm``,
+    for the float error of the clipping (a few units in the last place of float32); an
+    example beyond it is dropped (a rule applied to each example on its own, as for a
+    non-finite gradient), which no float32 clipping comes near.
+
+    Exact decision. Every ``|k_ij|`` is first checked against ``isqrt(bound) < 2**26``, so each
+    square is an integer below ``2**52``, exact in float64, and their float64 sum is exact
+    while it stays below ``2**53``; a sum that would exceed ``2**53`` is at least ``2**53 >
+    bound`` as computed (rounding is monotone), so the comparison with ``bound`` is exact
+    in every case. (An int64 sum of squares could wrap around for a large net.)
+    """
+    limit = math.isqrt(bound)
+    rounded, keep, squares = {}, finite, None
+    for name, g in grads.items():
+        scaled = torch.where(_along(finite, g), g, 0.0) * _along(factors, g) / gamma
+        k = torch.floor(scaled + 0.5)
+        flat = k.reshape(k.shape[0], -1)
+        if flat.shape[1]:
+            keep = keep & (flat.abs().amax(dim=1) <= limit)
+        # |k| <= limit < 2**26 where it matters; clamp keeps the rest finite too
+        square = flat.to(torch.float64).clamp(-limit - 1, limit + 1).pow(2).sum(dim=1)
+        squares = square if squares is None else squares + square
+        rounded[name] = k.to(torch.int64)
+    keep = keep & (squares <= bound)
+    return {name: torch.where(_along(keep, k), k, 0).sum(dim=0) for name, k in rounded.items()}
 
 
 def _clip_factors(grads, n, max_grad_norm):
