@@ -143,39 +143,45 @@ def _grid_sum(grads, factors, finite, gamma, bound):
     (L2) when one example is added or removed. A floating-point sum (float32 on the device,
     or float64) cannot promise that: adding one example changes the rounding of every other
     term, by up to about ``b u sum_i ||g_i||`` (Higham 2002, Section 4.2), and the batch size
-    ``b`` is private and unbounded. Here nothing is summed in floating point: each example's
-    clipped gradient ``c_i g_i`` (in the parameters' dtype, any rounding of it is a function
-    of that example alone) becomes the integer vector ``k_i = floor(c_i g_i / gamma + 1/2)``,
-    an example is kept only if ``||k_i||_2**2 <= bound`` (``bound = floor(L**2)``; decided
-    exactly, see below), and the kept vectors are added in int64, exactly. One example
-    therefore moves the sum by one kept ``k_i``, of norm at most ``L``, whatever the others
-    are. A clipped example passes: ``||k_i|| <= ||c_i g_i|| / gamma + sqrt(d) / 2`` (each
-    coordinate moves by at most 1/2), and ``L = max_grad_norm / gamma + ceil(sqrt(d))``
-    leaves ``sqrt(d) / 2`` grid units, a relative ``2**-12`` or more of ``max_grad_norm``,
-    for the float error of the clipping (a few units in the last place of float32); an
-    example beyond it is dropped (a rule applied to each example on its own, as for a
-    non-finite gradient), which no float32 clipping comes near.
+    ``b`` is private and unbounded. Here no sum of examples is rounded: each example's
+    clipped gradient becomes the integer vector ``k_i = floor(c_i g_i / gamma + 1/2)``,
+    exactly for the stored ``c_i`` and ``g_i`` (a product of two float32 numbers and a power
+    of two is exact in float64, and so are ``+ 1/2`` and ``floor``), an example is kept only
+    if ``||k_i||_2**2 <= bound`` (``bound = floor(L**2) < 2**52``, decided exactly, below),
+    and the kept vectors are added exactly. One example therefore moves the sum by one kept
+    ``k_i``, of norm at most ``L``, whatever the others are. A clipped example passes:
+    ``||k_i|| <= ||c_i g_i|| / gamma + sqrt(d) / 2`` (each coordinate moves by at most
+    1/2), and ``L = max_grad_norm / gamma + ceil(sqrt(d))`` leaves ``sqrt(d) / 2`` grid
+    units, a relative ``2**-12`` or more of ``max_grad_norm``, for the float error of the
+    clipping (a few units in the last place); an example beyond it is dropped, a rule
+    applied to each example on its own, as for a non-finite gradient.
 
-    Exact decision. Every ``|k_ij|`` is first checked against ``isqrt(bound) < 2**26``, so each
-    square is an integer below ``2**52``, exact in float64, and their float64 sum is exact
-    while it stays below ``2**53``; a sum that would exceed ``2**53`` is at least ``2**53 >
-    bound`` as computed (rounding is monotone), so the comparison with ``bound`` is exact
-    in every case. (An int64 sum of squares could wrap around for a large net.)
+    Exactness in float64. Every ``k_ij`` is an integer. A square ``k_ij**2 <= 2**53`` is
+    exact, a larger one is at least ``2**53`` as computed (rounding is monotone); sums of
+    such non-negative terms, in any order, are exact while the true sum is at most ``2**53``
+    and at least ``2**53`` otherwise, so ``squares <= bound`` is decided exactly. The kept
+    vectors have ``|k_ij| <= L < 2**26``, so their sum over fewer than ``2**27`` examples
+    never leaves the integers that float64 holds exactly (larger batches are summed in
+    int64).
     """
-    limit = math.isqrt(bound)
-    rounded, keep, squares = {}, finite, None
+    n = factors.shape[0]
+    all_finite = bool(finite.all())
+    per_unit = factors.to(torch.float64) / gamma  # exact: gamma is a power of two
+    rounded, squares = {}, None
     for name, g in grads.items():
-        scaled = torch.where(_along(finite, g), g, 0.0) * _along(factors, g) / gamma
-        k = torch.floor(scaled + 0.5)
-        flat = k.reshape(k.shape[0], -1)
-        if flat.shape[1]:
-            keep = keep & (flat.abs().amax(dim=1) <= limit)
-        # |k| <= limit < 2**26 where it matters; clamp keeps the rest finite too
-        square = flat.to(torch.float64).clamp(-limit - 1, limit + 1).pow(2).sum(dim=1)
+        if not all_finite:
+            g = torch.where(_along(finite, g), g, 0.0)
+        k = g.reshape(n, -1).to(torch.float64).mul_(per_unit[:, None]).add_(0.5).floor_()
+        square = (k * k).sum(dim=1)
         squares = square if squares is None else squares + square
-        rounded[name] = k.to(torch.int64)
-    keep = keep & (squares <= bound)
-    return {name: torch.where(_along(keep, k), k, 0).sum(dim=0) for name, k in rounded.items()}
+        rounded[name] = k
+    keep = finite & (squares <= bound)
+    if n < 2**27:
+        weights = keep.to(torch.float64)
+        return {name: (weights @ k).to(torch.int64).reshape(grads[name].shape[1:])
+                for name, k in rounded.items()}
+    return {name: k[keep].to(torch.int64).sum(dim=0).reshape(grads[name].shape[1:])
+            for name, k in rounded.items()}  # pragma: no cover - batches of 2**27 rows
 
 
 def _clip_factors(grads, n, max_grad_norm):
