@@ -178,7 +178,7 @@ class PATESanitized:
     >>> round(released.epsilon, 2), released.delta, released.order  # safe to publish
     (1.42, 1e-05, 8.0)
     >>> round(released.rdp_sanitized, 4), released.rdp_cap, round(released.sanitization_rdp, 4)
-    (0.0388, 0.5, 0.1725)
+    (0.0317, 0.5, 0.1725)
     """
 
     epsilon: float

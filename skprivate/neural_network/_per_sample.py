@@ -164,6 +164,9 @@ def _grid_sum(grads, factors, finite, gamma, bound):
     never leaves the integers that float64 holds exactly (larger batches are summed in
     int64).
     """
+    if factors.device.type == "mps":  # Apple's GPUs have no float64: round on the CPU
+        grads = {name: g.cpu() for name, g in grads.items()}
+        factors, finite = factors.cpu(), finite.cpu()
     n = factors.shape[0]
     all_finite = bool(finite.all())
     per_unit = factors.to(torch.float64) / gamma  # exact: gamma is a power of two

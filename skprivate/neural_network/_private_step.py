@@ -9,18 +9,27 @@ defects listed in the DP-LSSGD user guide, "What the authors' code did"), in
 2. Each example's gradient of the loss with respect to all trainable parameters together is
    clipped to Euclidean norm ``C`` (``torch.func``: ``_per_sample.clipped_gradient_sum``).
 3. The clipped gradients are summed, ``N(0, (z C)^2)`` is added to every coordinate, and the
-   result is divided by the expected batch size ``q n``. The noise is drawn through the
-   fit's NumPy generator when it is cryptographic (ChaCha20, the default for
+   result is divided by the expected batch size ``q n``. By default
+   (``set_config(secure_noise=True)``) without floating-point noise: each clipped example
+   is rounded to the power-of-two grid of
+   :func:`~skprivate.mechanisms.rounded_gaussian_plan` and the integer vectors are summed
+   exactly (:func:`._per_sample._grid_sum`, which says why the sum is not taken in
+   float32), and exact rounded Gaussian integer noise, drawn from the fit's generator on
+   the CPU in batches of steps (:class:`~skprivate._dpsgd._release.SecureGaussianRelease`),
+   is added (:func:`_rounded_release`): the linear models' release, on an integer sum.
+   Under ``secure_noise=False`` the noise is floating-point, as it always was: drawn
+   through the fit's NumPy generator when it is cryptographic (ChaCha20, the default for
    ``random_state=None``; :func:`_gaussian_noise`), and by ``torch.randn`` from a torch
-   generator seeded from the fit's generator otherwise (an int ``random_state``, whose
-   noise stays what it always was, or ``set_config(secure_generator=False)``).
+   generator seeded from the fit's generator otherwise (an int ``random_state`` or
+   ``set_config(secure_generator=False)``).
 4. Each parameter tensor (or their concatenation) is smoothed with
    ``(I + (-1)^p sigma L^p)^{-1}`` and becomes the parameter's ``.grad``.
 5. The optimizer steps (momentum, weight decay, Adam's moments: all allowed).
 
 Privacy (add/remove-one-row neighbours): steps 1-3 are the sampled Gaussian mechanism of
 Mironov, Talwar and Zhang (2019), with sensitivity ``C``, rate ``q`` and noise multiplier
-``z``; ``T`` steps compose (accounted in RDP or PLD with dp-accounting; the runs of several
+``z`` (with secure noise, on the integer sum, of sensitivity ``L`` grid units, followed by
+rounding: a post-processing of it, :func:`_rounded_release`); ``T`` steps compose (accounted in RDP or PLD with dp-accounting; the runs of several
 calls in :mod:`skprivate._dpsgd._runs`). Steps 4-5 use only the noisy sum and public
 values, so by the post-processing property (Dwork and Roth 2014, Prop. 2.1; the "DP-LSSGD -
 Recap" slide of Osher's talk) they cost nothing more, whatever the smoothing and the
