@@ -156,8 +156,8 @@ def _rounded_release(run, grad_sum, max_grad_norm, like):
     ``L`` (each example moves ``k`` by at most ``L``: ``_grid_sum``), Poisson-subsampled
     (Dwork and Roth 2014, Proposition 2.1; :func:`~skprivate.mechanisms.rounded_gaussian_plan`):
     the accounting of the continuous sampled Gaussian mechanism holds unchanged. The
-    released float64 values are moved to each parameter's device afterwards (for a CUDA
-    module, ``.to(device)``), divided by the public expected batch size there.
+    released float64 values are divided by the public expected batch size, cast to each
+    parameter's dtype and moved to its device (for a CUDA module, ``.to(device)``).
     """
     gamma, _ = run.grid[:2]
     names = list(grad_sum)
@@ -170,8 +170,9 @@ def _rounded_release(run, grad_sum, max_grad_norm, like):
         size = like[name].numel()
         part = released[start:start + size].reshape(like[name].shape)
         start += size
-        # The division by the public expected batch size is post-processing too.
-        noisy[name] = (part.to(like[name].device) / run.divisor).to(like[name].dtype)
+        # The division by the public expected batch size is post-processing too; it is done
+        # on the CPU in float64, before the move (Apple's GPUs have no float64).
+        noisy[name] = (part / run.divisor).to(like[name].dtype).to(like[name].device)
     return noisy
 
 
