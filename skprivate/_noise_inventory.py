@@ -129,8 +129,8 @@ SECURE_RELEASES = (
         "``release_data_dependent=True``", _param_is("release_data_dependent", True),
         "the sanitised data-dependent epsilon",
         "smooth sensitivity (GNSS) on a power-of-two grid (about ``2**-20`` of the cap): "
-        "one exact rounded Gaussian integer of scale ``sigma (S(D) + gamma)``, a "
-        "post-processing of GNSS, clipped to ``[0, worst case]``",
+        "one exact rounded Gaussian integer of scale ``sigma max(S(D) + gamma, gamma / "
+        "sigma)``, a post-processing of GNSS, clipped to ``[0, worst case]``",
     ),
     ContinuousRelease(
         _DROPOUT, ("lambda_noisy_", 'privacy_report_["lambda_noisy"]'), None, None,

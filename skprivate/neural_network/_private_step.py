@@ -29,8 +29,9 @@ defects listed in the DP-LSSGD user guide, "What the authors' code did"), in
 Privacy (add/remove-one-row neighbours): steps 1-3 are the sampled Gaussian mechanism of
 Mironov, Talwar and Zhang (2019), with sensitivity ``C``, rate ``q`` and noise multiplier
 ``z`` (with secure noise, on the integer sum, of sensitivity ``L`` grid units, followed by
-rounding: a post-processing of it, :func:`_rounded_release`); ``T`` steps compose (accounted in RDP or PLD with dp-accounting; the runs of several
-calls in :mod:`skprivate._dpsgd._runs`). Steps 4-5 use only the noisy sum and public
+rounding: a post-processing of it, :func:`_rounded_release`); ``T`` steps compose
+(accounted in RDP or PLD with dp-accounting; the runs of several calls in
+:mod:`skprivate._dpsgd._runs`). Steps 4-5 use only the noisy sum and public
 values, so by the post-processing property (Dwork and Roth 2014, Prop. 2.1; the "DP-LSSGD -
 Recap" slide of Osher's talk) they cost nothing more, whatever the smoothing and the
 optimizer; so does the average of the iterates. The privacy step is part of the net's own
