@@ -67,14 +67,16 @@ def set_config(secure_generator=None, secure_noise=None):
         ``None`` leaves the setting unchanged.
     secure_noise : bool, default=None
         How the Gaussian noise of DP-SGD's steps and of its private row statistics is
-        released (the linear DP-LSSGD estimators, in memory and on Dask).
+        released (the linear DP-LSSGD estimators, in memory and on Dask, and the DP-LSSGD
+        networks).
 
         - ``True`` (the default setting): the exact sum is rounded to a power-of-two grid
           and exact *rounded* Gaussian noise is added with integer arithmetic
           (:func:`~skprivate.mechanisms.rounded_gaussian_mechanism`): a post-processing of
           the continuous Gaussian mechanism, so the same accounting holds, and the released
           bits cannot reveal the exact sum (Mironov 2012).
-        - ``False``: floating-point Gaussian noise (NumPy's sampler), as skprivate 0.1 drew
+        - ``False``: floating-point Gaussian noise (NumPy's sampler; for the networks,
+          NumPy's or ``torch.randn`` as ``secure_generator`` says), as skprivate 0.1 drew
           it, a few times faster per coordinate; the fit's ``privacy_report_["noise"]``
           says so.
 

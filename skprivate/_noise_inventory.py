@@ -68,30 +68,6 @@ _PERMUTE_AND_FLIP = (
 #: Every released value that carries continuous noise (see the module docstring).
 CONTINUOUS_RELEASES = (
     ContinuousRelease(
-        _NETS, ("module_",), None, None, "the network's weights (``module_.state_dict()``)",
-        "DP-SGD: Gaussian noise on each step's sum of clipped per-sample gradients, drawn "
-        "by NumPy ``Generator.standard_normal`` from the fit's ChaCha20 generator and moved "
-        "to the module's device (``torch.randn`` from a seeded torch generator under an int "
-        "``random_state`` or ``set_config(secure_generator=False)``); released only after "
-        "many steps",
-    ),
-    ContinuousRelease(
-        _NETS, ("optimizer_",),
-        "an optimizer that keeps state (``optimizer__momentum`` > 0, Adam, ...)",
-        _optimizer_keeps_state,
-        "the optimizer's state (momentum buffers, Adam's moments), saved with the model",
-        "the same noisy gradients, accumulated",
-    ),
-    ContinuousRelease(
-        ("PATEClassifier",),
-        ("epsilon_sanitized_",
-         'privacy_report_["epsilon (data-dependent, sanitised: publishable estimate)"]'),
-        "``release_data_dependent=True``", _param_is("release_data_dependent", True),
-        "the sanitised data-dependent epsilon",
-        "smooth sensitivity: one Gaussian sample (NumPy ``Generator.standard_normal``) on a "
-        "real number, clipped to ``[0, worst case]``",
-    ),
-    ContinuousRelease(
         _SEARCHES, ("best_estimator_",), None, None, "the released run's fitted estimator",
         "its own releases, as listed for its class",
     ),
@@ -120,6 +96,33 @@ SECURE_RELEASES = (
         "centred and scaled by",
         "rounded Gaussian mechanism on the histogram of row norms and on the sums of "
         "norm-clipped rows and of their squared norms (as the steps)",
+    ),
+    ContinuousRelease(
+        _NETS, ("module_",), None, None, "the network's weights (``module_.state_dict()``)",
+        "DP-SGD with rounded Gaussian noise (``rounded_gaussian_mechanism``): each clipped "
+        "per-example gradient rounded to a power-of-two grid, the integer vectors summed "
+        "exactly, exact rounded Gaussian integer noise added on the CPU and the release "
+        "moved to the module's device; a post-processing of the subsampled Gaussian "
+        "mechanism (``set_config(secure_noise=False)`` restores the floating-point noise: "
+        "NumPy ``Generator.standard_normal``, or ``torch.randn`` under an int "
+        "``random_state`` or ``set_config(secure_generator=False)``)",
+    ),
+    ContinuousRelease(
+        _NETS, ("optimizer_",),
+        "an optimizer that keeps state (``optimizer__momentum`` > 0, Adam, ...)",
+        _optimizer_keeps_state,
+        "the optimizer's state (momentum buffers, Adam's moments), saved with the model",
+        "the same released gradients, accumulated (post-processing)",
+    ),
+    ContinuousRelease(
+        ("PATEClassifier",),
+        ("epsilon_sanitized_",
+         'privacy_report_["epsilon (data-dependent, sanitised: publishable estimate)"]'),
+        "``release_data_dependent=True``", _param_is("release_data_dependent", True),
+        "the sanitised data-dependent epsilon",
+        "smooth sensitivity (GNSS) on a power-of-two grid (about ``2**-20`` of the cap): "
+        "one exact rounded Gaussian integer of scale ``sigma max(S(D) + gamma, gamma / "
+        "sigma)``, a post-processing of GNSS, clipped to ``[0, worst case]``",
     ),
     ContinuousRelease(
         _DROPOUT, ("lambda_noisy_", 'privacy_report_["lambda_noisy"]'), None, None,

@@ -47,13 +47,17 @@ The smooth bound (our construction, sound by the argument below; 2018 Appendix C
     computed at a neighbour is at most ``A(k + 1)`` here (its intervals are inside ours
     one step further), so ``S`` is beta-smooth.
 
-The released number adds the GNSS cost at the same order and converts to ``(epsilon,
+The release is drawn on a power-of-two grid with exact integer noise (``_rounded_gnss``:
+GNSS on the rounded statistic, with the smooth bound raised by one grid step, then rounded;
+a post-processing of GNSS with the same cost). The released number adds the GNSS cost at
+the same order and converts to ``(epsilon,
 delta)`` at that one order. The order, beta and sigma_s must not depend on the private data;
 :func:`_default_sanitization` chooses them from public quantities only.
 """
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from numbers import Integral, Real
 
 import numpy as np
@@ -172,9 +176,9 @@ class PATESanitized:
     ...                                   delta=1e-5, order=8, beta=0.05, sigma=14,
     ...                                   random_state=0)
     >>> round(released.epsilon, 2), released.delta, released.order  # safe to publish
-    (1.43, 1e-05, 8.0)
+    (1.42, 1e-05, 8.0)
     >>> round(released.rdp_sanitized, 4), released.rdp_cap, round(released.sanitization_rdp, 4)
-    (0.0388, 0.5, 0.1725)
+    (0.0317, 0.5, 0.1725)
     """
 
     epsilon: float
@@ -364,8 +368,8 @@ def pate_sanitized_epsilon(
         The noise source; None draws from the operating system. A fixed seed voids the
         privacy of the release against whoever knows it.
     noise : {"discrete", "continuous"}, default="discrete"
-        The aggregator's noise, as for :func:`pate_epsilon`. The release itself adds
-        continuous Gaussian noise to a real number.
+        The aggregator's noise, as for :func:`pate_epsilon`. The release itself always
+        adds exact integer noise on a power-of-two grid (see Notes).
 
     Returns
     -------
@@ -381,7 +385,10 @@ def pate_sanitized_epsilon(
     -----
     Neighbouring data sets differ by one private row, hence by one teacher's votes. The
     module docstring of ``skprivate.accounting._pate_smooth`` gives the smooth-sensitivity
-    bound used and why it is beta-smooth. The released RDP is clipped to ``[0, cap]``, cap
+    bound used and why it is beta-smooth. The RDP is released on a power-of-two grid of
+    about ``2**-20`` of the cap with exact rounded Gaussian integer noise of scale ``sigma``
+    times a smooth bound raised by one grid step (a post-processing of GNSS, so the cost is
+    unchanged; no floating-point noise, Mironov 2012), then clipped to ``[0, cap]``, cap
     being the data-independent RDP at ``order`` (post-processing); the cost of the release
     itself, :func:`gnss_rdp` at ``order``, is added before converting to ``(epsilon,
     delta)`` by Canonne, Kamath and Steinke (2020), Proposition 12, at that one order.
@@ -408,7 +415,7 @@ def pate_sanitized_epsilon(
     ...                                   delta=1e-5, order=8, beta=0.05, sigma=14,
     ...                                   random_state=0)
     >>> round(exact.epsilon_data_dependent, 2), round(released.epsilon, 2)
-    (0.34, 1.43)
+    (0.34, 1.42)
     """
     values = _check_votes(votes)
     _check_threshold(mechanism, threshold, threshold_noise_scale)
@@ -431,8 +438,7 @@ def pate_sanitized_epsilon(
     )
     from ..mechanisms import check_rng
 
-    rng = check_rng(random_state)
-    noisy = float(np.clip(value + sensitivity * sigma * rng.standard_normal(), 0.0, cap))
+    noisy = _rounded_gnss(value, sensitivity, sigma, cap, check_rng(random_state))
     cost = float(gnss_rdp([order], beta, sigma)[0])
     with _quiet_dp_accounting():
         epsilon, _ = dp_rdp.compute_epsilon([float(order)], [noisy + cost], float(delta))
@@ -446,6 +452,64 @@ def pate_sanitized_epsilon(
         rdp_cap=float(cap),
         sanitization_rdp=cost,
     )
+
+
+# The grid of the released RDP: 2**-GRID_BITS of the cap (at most of 1), a public number.
+_GRID_BITS = 20
+
+
+def _sanitization_grid(cap):
+    """The grid ``gamma`` of the released RDP: a power of two from the public cap only."""
+    scale = min(float(cap), 1.0) if math.isfinite(cap) and cap > 0 else 1.0
+    mantissa, exponent = math.frexp(scale * 2.0**-_GRID_BITS)
+    return math.ldexp(1.0, exponent - 1)
+
+
+def _rounded_gnss(value, sensitivity, sigma, cap, rng):
+    """GNSS on a power-of-two grid with exact integer noise, clipped to ``[0, cap]``.
+
+    The release is ``gamma * (round(value / gamma) + R)``, ``R = floor(X + 1/2)`` with ``X ~
+    N(0, (sigma S' / gamma)**2)`` drawn exactly by
+    :func:`~skprivate.mechanisms._rounded.sample_rounded_gaussian`, then clipped to ``[0,
+    cap]``: every value is a multiple of ``gamma`` or the public cap, and no floating-point
+    noise is ever added to ``value`` (Mironov 2012). ``gamma`` is the largest power of two
+    at most ``2**-20 min(cap, 1)`` (public), and
+
+    ``S'(D) = max(S(D) + gamma, c)``, ``c = gamma / sigma``,
+
+    computed exactly in rationals. Why the guarantee of :func:`gnss_rdp` still holds:
+
+    1. The statistic released is ``f~ = gamma round(f / gamma)``. By bound (R) of
+       :mod:`skprivate.mechanisms._secure`, ``|f~(D) - f~(D')| <= gamma ceil(|f(D) -
+       f(D')| / gamma) < |f(D) - f(D')| + gamma``, so ``S(D) + gamma`` bounds the local
+       sensitivity of ``f~`` wherever ``S`` bounds that of ``f``.
+    2. ``S(D) + gamma`` is beta-smooth: ``S(D) <= e^beta S(D')`` gives ``S(D) + gamma <=
+       e^beta S(D') + gamma <= e^beta (S(D') + gamma)``; and so is the maximum with the
+       public constant ``c``: ``max(S(D) + gamma, c) <= max(e^beta (S(D') + gamma), c) <=
+       e^beta max(S(D') + gamma, c)``. It is still an upper bound of the local sensitivity.
+    3. ``f~ + sigma S'(D) N(0, 1)`` is therefore the GNSS mechanism of Papernot et al.
+       (2018, Section 4.2 and Appendix C; the RDP of :func:`gnss_rdp`, which depends on
+       beta and sigma only) on ``f~``, and ``gamma (round(f / gamma) + R) = gamma round((f~
+       + sigma S' N(0, 1)) / gamma)`` (``f~ / gamma`` is an integer) is a post-processing
+       of it (Dwork and Roth 2014, Proposition 2.1), as is the clipping to ``[0, cap]``.
+
+    The cost is that of the continuous release, unchanged; the noise's scale grows by at
+    most ``gamma``, a relative ``2**-20`` of the cap. ``c`` keeps the integer noise's
+    variance at 1 or more: below a variance of about 1/4 the exact sampler's proposal is
+    accepted too rarely to finish (a smooth sensitivity near 0, all teachers agreeing).
+    """
+    from ..mechanisms._rounded import sample_rounded_gaussian
+    from ..mechanisms._secure import _release, _round_to_grid
+
+    if cap == 0:  # no answered query and no threshold: f = 0 and S = 0, public
+        return 0.0
+    gamma = _sanitization_grid(cap)
+    grid, noise_multiplier = Fraction(gamma), Fraction(float(sigma))
+    smooth = max(Fraction(float(sensitivity)) + grid, grid / noise_multiplier)
+    variance = (noise_multiplier * smooth / grid) ** 2
+    noise = sample_rounded_gaussian(variance, 1, rng)
+    released = float(_release(_round_to_grid(np.array([value]), gamma), noise, gamma)[0])
+    return float(np.clip(released, 0.0, cap))
 
 
 def _default_sanitization(

@@ -220,7 +220,13 @@ NET_NOTES = fragment(
     to all trainable parameters (``torch.func``: ``functional_call``, ``grad`` and ``vmap``;
     each example runs through the module alone), clips that whole vector to norm
     ``max_grad_norm`` and adds ``N(0, (noise_multiplier_ * max_grad_norm)^2)`` to every
-    coordinate of their sum: the sampled Gaussian mechanism [2]_. The steps compose in
+    coordinate of their sum: the sampled Gaussian mechanism [2]_. By default
+    (``skprivate.set_config(secure_noise=True)``) no floating-point noise is added: each
+    clipped example is rounded to a power-of-two grid (``2**-10`` of the noise and of the
+    per-coordinate clip), the integer vectors are summed exactly, and exact rounded Gaussian
+    integer noise is added (:func:`~skprivate.mechanisms.rounded_gaussian_mechanism`), a
+    post-processing of that mechanism with the same noise multiplier, so ``epsilon_`` is
+    unchanged; ``privacy_report_["noise"]`` says which noise a fit used. The steps compose in
     privacy loss distributions (``accounting="pld"``, the default) or Renyi DP, with
     dp-accounting. Dividing by the expected batch size, the smoothing and the optimizer step only transform that noisy sum, so by
     post-processing [3]_ they leave the guarantee unchanged: for every ``smoothing`` and
@@ -258,22 +264,24 @@ NET_NOTES = fragment(
 
     **Randomness.** With ``random_state=None`` the noise and the batches come from
     ChaCha20 keyed with 256 bits from the operating system, a cryptographically secure
-    generator: the noise is drawn by NumPy on the CPU and moved to the module's device.
-    Under ``skprivate.set_config(secure_generator=False)``, and with an int
-    ``random_state`` (reproducible, and therefore not private, results, unchanged from
-    earlier versions), the noise is drawn by ``torch.randn`` from a torch generator on the
-    module's device, seeded from the fit's generator with 63 random bits.
+    generator. The default noise (exact integers on a grid) is drawn from the fit's
+    generator on the CPU, in batches of steps, and moved to the module's device with the
+    step's release. Under ``skprivate.set_config(secure_noise=False)`` the noise is
+    floating-point, as in earlier versions: drawn by NumPy from ChaCha20 and moved to the
+    device, or, under ``set_config(secure_generator=False)`` and with an int
+    ``random_state`` (reproducible, and therefore not private, results), by ``torch.randn``
+    from a torch generator on the module's device, seeded from the fit's generator with 63
+    random bits.
 
-    **Devices.** The per-example gradients and the smoothing (``torch.fft``) run on the
-    module's device; the batch indices, and the noise under the default generator, are
-    drawn on the CPU (the noise is then copied to the device, one tensor per parameter
-    and step). That draw costs about 30 to 60 ns per parameter and step on one core
-    (``benchmarks/secure_generator.py``): a small part of a step on the CPU (measured
-    1.1 to 1.2 times the time of ``torch.randn`` for nets of up to 85,000 parameters), but
-    for a large net on a GPU it can be most of the step (measured on an H200: 31 ms a step
-    for a net of 530,000 weights, against 16 ms with the noise drawn on the device);
-    ``set_config(secure_generator=False)`` draws with ``torch.randn`` on the device again,
-    with the guarantee its report then states.
+    **Devices.** The per-example gradients, their rounding to the grid, their integer sum
+    and the smoothing (``torch.fft``) run on the module's device; the batch indices and the
+    noise are drawn on the CPU (each step's sum is copied to the CPU and its release back to
+    the device). The exact sampler costs about 1 to 2 microseconds per parameter and step on
+    one core: a modest part of a step of a small tabular net on the CPU, but for a large net
+    on a GPU it can be most of the step (a net of 530,000 weights takes 16 ms a step on an
+    H200 with the noise drawn on the device). ``set_config(secure_noise=False,
+    secure_generator=False)`` draws with ``torch.randn`` on the device again, with the
+    guarantee its report then states.
 
     **Threads.** During a fit every BLAS and OpenMP pool of the process (scikit-learn's,
     NumPy's, SciPy's) runs one thread, and so does torch when a step's per-example

@@ -31,6 +31,7 @@ from .._dpsgd._plan import (
     spread_total_step,
 )
 from .._dpsgd._distributed import refuse_dask
+from .._dpsgd._release import describe_release, gaussian_release
 from .._dpsgd._runs import DPSGDFitMixin
 from ..base import DPEstimatorMixin
 from ..utils._docstrings import Substitution
@@ -81,6 +82,17 @@ _PARALLEL_STEP_SIZE = 2**24
 
 # DataLoader arguments that would replace the Poisson sampling.
 _SAMPLING_ARGUMENTS = ("batch_size", "shuffle", "sampler", "batch_sampler", "drop_last")
+
+
+def _describe_noise(run):
+    """The ``privacy_report_["noise"]`` entry of a call that trains with ``run``."""
+    if run.release is not None:
+        return describe_release(run.release)
+    source = ("torch.randn, from a torch generator seeded from the fit's generator"
+              if run.generator is not None else
+              "NumPy standard_normal from the fit's generator, moved to the device")
+    return (f"floating-point Gaussian ({source}), set_config(secure_noise=False): its low "
+            "bits can reveal the exact sums (Mironov 2012)")
 
 
 def _bounded_pools():
@@ -266,10 +278,14 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
             generator = torch.Generator(device=device)
             generator.manual_seed(noise_seed)
             smoother = BlockSmoother(self.smoothing, self.smoothing_order, self.smoothing_blocks)
-            run = _Run(plan, n_samples, rng, generator, smoother)
+            release = gaussian_release()  # the configuration, read once per call
+            run = _Run(plan, n_samples, rng, generator, smoother, release)
+            self._release_noise = _describe_noise(run)
             run.count, run.call_spend = count, call_spend
             run.count_epsilon = count.epsilon
             run.epochs_planned = plan.n_steps // plan.steps_per_epoch
+            if run.release is not None:  # a batched noise stream: no more than the steps
+                run.release.expect(run.epochs_planned * plan.steps_per_epoch)
             run.average_from = self._average_from(plan)
             self._dp_run_ = run
             try:

@@ -14,6 +14,7 @@ with ``vmap``. Each example passes through the module on its own, so no layer ca
 examples (which is also why batch normalisation is refused by the estimators).
 """
 
+import math
 from collections.abc import Mapping
 
 import torch
@@ -49,6 +50,7 @@ def clipped_gradient_sum(
     max_grad_norm,
     fit_params=None,
     randomness="different",
+    grid=None,
 ):
     """Sum over the batch of per-example gradients, each clipped to ``max_grad_norm``.
 
@@ -75,11 +77,17 @@ def clipped_gradient_sum(
         How random operations inside the module (dropout) behave under ``vmap``:
         ``"different"`` draws independently for every example, as a plain batched forward
         pass does.
+    grid : tuple (gamma, bound) or None, default=None
+        None: the sum is taken in the parameters' dtype. A power of two ``gamma`` and an
+        int ``bound``: each clipped example is rounded to the grid ``gamma`` (an integer
+        vector ``k_i``), an example whose ``||k_i||_2**2`` exceeds ``bound`` contributes
+        zero, and the integer vectors are summed exactly (:func:`_grid_sum`).
 
     Returns
     -------
     grad_sum : dict of str to Tensor
-        The sum of the clipped per-example gradients, shaped like ``params``.
+        The sum of the clipped per-example gradients, shaped like ``params``; with a
+        ``grid``, the exact int64 sum of the rounded examples, in grid units.
     losses : Tensor of shape (b,)
         Each example's (unclipped) loss, detached.
     y_pred : Tensor or structure of Tensors
@@ -111,6 +119,9 @@ def clipped_gradient_sum(
     )
     grads, (losses, y_pred) = per_example(params, X, y)
     factors, norms, finite = _clip_factors(grads, losses.shape[0], max_grad_norm)
+    if grid is not None:
+        grad_sum = _grid_sum(grads, factors, finite, *grid)
+        return grad_sum, losses, tree_map(_drop_batch_of_one, y_pred), norms
     grad_sum = {
         # where(), not a zero factor: 0 * inf is NaN.
         name: torch.tensordot(factors, torch.where(_along(finite, g), g, 0.0), dims=1)
@@ -122,6 +133,58 @@ def clipped_gradient_sum(
 def _along(per_example, g):
     """A per-example tensor of shape (b,) shaped to broadcast against ``g`` of shape (b, ...)."""
     return per_example.reshape((-1,) + (1,) * (g.ndim - 1))
+
+
+def _grid_sum(grads, factors, finite, gamma, bound):
+    """Exact int64 sum of the clipped examples rounded to the grid ``gamma``, in grid units.
+
+    Why per example. The secure release (:mod:`._private_step`) adds integer noise to this
+    sum, and its guarantee needs the sum *as computed* to change by at most ``L`` grid units
+    (L2) when one example is added or removed. A floating-point sum (float32 on the device,
+    or float64) cannot promise that: adding one example changes the rounding of every other
+    term, by up to about ``b u sum_i ||g_i||`` (Higham 2002, Section 4.2), and the batch size
+    ``b`` is private and unbounded. Here no sum of examples is rounded: each example's
+    clipped gradient becomes the integer vector ``k_i = floor(c_i g_i / gamma + 1/2)``,
+    exactly for the stored ``c_i`` and ``g_i`` (a product of two float32 numbers and a power
+    of two is exact in float64, and so are ``+ 1/2`` and ``floor``), an example is kept only
+    if ``||k_i||_2**2 <= bound`` (``bound = floor(L**2) < 2**52``, decided exactly, below),
+    and the kept vectors are added exactly. One example therefore moves the sum by one kept
+    ``k_i``, of norm at most ``L``, whatever the others are. A clipped example passes:
+    ``||k_i|| <= ||c_i g_i|| / gamma + sqrt(d) / 2`` (each coordinate moves by at most
+    1/2), and ``L = max_grad_norm / gamma + ceil(sqrt(d))`` leaves ``sqrt(d) / 2`` grid
+    units, a relative ``2**-12`` or more of ``max_grad_norm``, for the float error of the
+    clipping (a few units in the last place); an example beyond it is dropped, a rule
+    applied to each example on its own, as for a non-finite gradient.
+
+    Exactness in float64. Every ``k_ij`` is an integer. A square ``k_ij**2 <= 2**53`` is
+    exact, a larger one is at least ``2**53`` as computed (rounding is monotone); sums of
+    such non-negative terms, in any order, are exact while the true sum is at most ``2**53``
+    and at least ``2**53`` otherwise, so ``squares <= bound`` is decided exactly. The kept
+    vectors have ``|k_ij| <= L < 2**26``, so their sum over fewer than ``2**27`` examples
+    never leaves the integers that float64 holds exactly (larger batches are summed in
+    int64).
+    """
+    if factors.device.type == "mps":  # Apple's GPUs have no float64: round on the CPU
+        grads = {name: g.cpu() for name, g in grads.items()}
+        factors, finite = factors.cpu(), finite.cpu()
+    n = factors.shape[0]
+    all_finite = bool(finite.all())
+    per_unit = factors.to(torch.float64) / gamma  # exact: gamma is a power of two
+    rounded, squares = {}, None
+    for name, g in grads.items():
+        if not all_finite:
+            g = torch.where(_along(finite, g), g, 0.0)
+        k = g.reshape(n, -1).to(torch.float64).mul_(per_unit[:, None]).add_(0.5).floor_()
+        square = (k * k).sum(dim=1)
+        squares = square if squares is None else squares + square
+        rounded[name] = k
+    keep = finite & (squares <= bound)
+    if n < 2**27:
+        weights = keep.to(torch.float64)
+        return {name: (weights @ k).to(torch.int64).reshape(grads[name].shape[1:])
+                for name, k in rounded.items()}
+    return {name: k[keep].to(torch.int64).sum(dim=0).reshape(grads[name].shape[1:])
+            for name, k in rounded.items()}  # pragma: no cover - batches of 2**27 rows
 
 
 def _clip_factors(grads, n, max_grad_norm):

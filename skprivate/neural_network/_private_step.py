@@ -9,19 +9,29 @@ defects listed in the DP-LSSGD user guide, "What the authors' code did"), in
 2. Each example's gradient of the loss with respect to all trainable parameters together is
    clipped to Euclidean norm ``C`` (``torch.func``: ``_per_sample.clipped_gradient_sum``).
 3. The clipped gradients are summed, ``N(0, (z C)^2)`` is added to every coordinate, and the
-   result is divided by the expected batch size ``q n``. The noise is drawn through the
-   fit's NumPy generator when it is cryptographic (ChaCha20, the default for
+   result is divided by the expected batch size ``q n``. By default
+   (``set_config(secure_noise=True)``) without floating-point noise: each clipped example
+   is rounded to the power-of-two grid of
+   :func:`~skprivate.mechanisms.rounded_gaussian_plan` and the integer vectors are summed
+   exactly (:func:`._per_sample._grid_sum`, which says why the sum is not taken in
+   float32), and exact rounded Gaussian integer noise, drawn from the fit's generator on
+   the CPU in batches of steps (:class:`~skprivate._dpsgd._release.SecureGaussianRelease`),
+   is added (:func:`_rounded_release`): the linear models' release, on an integer sum.
+   Under ``secure_noise=False`` the noise is floating-point, as it always was: drawn
+   through the fit's NumPy generator when it is cryptographic (ChaCha20, the default for
    ``random_state=None``; :func:`_gaussian_noise`), and by ``torch.randn`` from a torch
-   generator seeded from the fit's generator otherwise (an int ``random_state``, whose
-   noise stays what it always was, or ``set_config(secure_generator=False)``).
+   generator seeded from the fit's generator otherwise (an int ``random_state`` or
+   ``set_config(secure_generator=False)``).
 4. Each parameter tensor (or their concatenation) is smoothed with
    ``(I + (-1)^p sigma L^p)^{-1}`` and becomes the parameter's ``.grad``.
 5. The optimizer steps (momentum, weight decay, Adam's moments: all allowed).
 
 Privacy (add/remove-one-row neighbours): steps 1-3 are the sampled Gaussian mechanism of
 Mironov, Talwar and Zhang (2019), with sensitivity ``C``, rate ``q`` and noise multiplier
-``z``; ``T`` steps compose (accounted in RDP or PLD with dp-accounting; the runs of several
-calls in :mod:`skprivate._dpsgd._runs`). Steps 4-5 use only the noisy sum and public
+``z`` (with secure noise, on the integer sum, of sensitivity ``L`` grid units, followed by
+rounding: a post-processing of it, :func:`_rounded_release`); ``T`` steps compose
+(accounted in RDP or PLD with dp-accounting; the runs of several calls in
+:mod:`skprivate._dpsgd._runs`). Steps 4-5 use only the noisy sum and public
 values, so by the post-processing property (Dwork and Roth 2014, Prop. 2.1; the "DP-LSSGD -
 Recap" slide of Osher's talk) they cost nothing more, whatever the smoothing and the
 optimizer; so does the average of the iterates. The privacy step is part of the net's own
@@ -29,13 +39,16 @@ optimizer; so does the average of the iterates. The privacy step is part of the 
 """
 
 import contextlib
+import math
 
 import numpy as np
 import torch
 from skorch.dataset import unpack_data
 from skorch.utils import TeeGenerator, to_tensor
 
+from .._dpsgd._release import SecureGaussianRelease
 from .._dpsgd._runs import Run
+from ..mechanisms import rounded_gaussian_plan
 from ..mechanisms._rng import is_cryptographic
 from ._per_sample import clipped_gradient_sum
 
@@ -65,8 +78,13 @@ def _seeded_torch_rng(device, seed):
 class _Run(Run):
     """A net's run: the DP-SGD run ledger plus the torch state of the step."""
 
-    def __init__(self, plan, n_samples, rng, generator, smoother):
+    def __init__(self, plan, n_samples, rng, generator, smoother, release=None):
         super().__init__(plan, n_samples, rng)
+        # The secure release (a SecureGaussianRelease, set_config(secure_noise=True)) or None
+        # for the floating-point noise of _gaussian_noise; its grid is set at the first step,
+        # once lazy parameters have their size (_secure_grid).
+        self.release = release if isinstance(release, SecureGaussianRelease) else None
+        self.grid = None
         # The noise's torch generator, seeded from rng; None when rng is cryptographic: the
         # noise is then drawn through rng itself, never through torch's statistical
         # generators (MT19937 on the CPU, Philox on CUDA), whose state follows from outputs.
@@ -91,6 +109,72 @@ def _gaussian_noise(run, like):
     dtype = np.float64 if like.dtype == torch.float64 else np.float32
     draw = run.rng.standard_normal(tuple(like.shape), dtype=dtype)
     return torch.from_numpy(draw).to(device=like.device, dtype=like.dtype)
+
+
+# Above this many grid units a clipped example's squared norm is no longer decided exactly
+# in float64 (see _per_sample._grid_sum): 2**26 grid units is max_grad_norm / gamma for a
+# noise multiplier near 3e-5 or a billion parameters.
+_MAX_LATTICE = 2**26
+
+
+def _secure_grid(run, max_grad_norm, n_params):
+    """``(gamma, bound)`` of the rounded Gaussian release of a step of ``n_params`` numbers.
+
+    The plan is :func:`~skprivate.mechanisms.rounded_gaussian_plan` for sensitivity
+    ``max_grad_norm``, the run's noise multiplier and dimension ``n_params``: the very plan
+    the run's :class:`~skprivate._dpsgd._release.SecureGaussianRelease` computes for the
+    same three numbers, so its grid and its lattice sensitivity ``L`` are those below.
+    ``bound = floor(L**2)``: an integer vector has ``||k||_2 <= L`` iff ``||k||_2**2 <=
+    bound``.
+    """
+    if run.grid is None or run.grid[2] != n_params:
+        plan = rounded_gaussian_plan(max_grad_norm, float(run.plan.noise_multiplier), n_params)
+        lattice = plan.lattice_sensitivity
+        if lattice >= _MAX_LATTICE:
+            raise ValueError(
+                f"noise_multiplier={float(run.plan.noise_multiplier):.3g} with {n_params} "
+                f"trainable parameters needs a grid of {float(lattice):.3g} units per clipped "
+                "gradient, beyond the 2**26 the secure noise decides exactly. Raise the noise "
+                "(a smaller epsilon or a larger noise_multiplier), or use "
+                "skprivate.set_config(secure_noise=False)."
+            )
+        bound = math.floor(lattice * lattice)
+        run.grid = (plan.gamma, bound, n_params)
+    return run.grid[:2]
+
+
+def _rounded_release(run, grad_sum, max_grad_norm, like):
+    """The rounded Gaussian release of a step's integer sum, back in tensors like ``like``.
+
+    ``grad_sum`` holds the exact int64 sum of the rounded clipped examples, in units of the
+    grid ``gamma`` (:func:`._per_sample._grid_sum`), so ``gamma * k`` is the statistic on
+    the grid, exactly (an integer of at most 53 bits times a power of two). The run's
+    :class:`~skprivate._dpsgd._release.SecureGaussianRelease` rounds it to the same grid
+    (the identity here) and adds the exact rounded Gaussian integer noise, drawn on the CPU
+    in batches for the steps of the run: ``gamma * (k + round(X))`` with ``X ~ N(0, S I)``,
+    ``S >= (z L)**2``. This is ``gamma * round(k + X)``, a post-processing of the Gaussian
+    mechanism with noise multiplier ``z`` on the integer statistic ``k`` of L2 sensitivity
+    ``L`` (each example moves ``k`` by at most ``L``: ``_grid_sum``), Poisson-subsampled
+    (Dwork and Roth 2014, Proposition 2.1; :func:`~skprivate.mechanisms.rounded_gaussian_plan`):
+    the accounting of the continuous sampled Gaussian mechanism holds unchanged. The
+    released float64 values are divided by the public expected batch size, cast to each
+    parameter's dtype and moved to its device (for a CUDA module, ``.to(device)``).
+    """
+    gamma, _ = run.grid[:2]
+    names = list(grad_sum)
+    flat = torch.cat([grad_sum[name].reshape(-1) for name in names]).cpu().numpy()
+    released = run.release(flat.astype(np.float64) * gamma, max_grad_norm,
+                           float(run.plan.noise_multiplier), run.rng)
+    released = torch.from_numpy(released)
+    noisy, start = {}, 0
+    for name in names:
+        size = like[name].numel()
+        part = released[start:start + size].reshape(like[name].shape)
+        start += size
+        # The division by the public expected batch size is post-processing too; it is done
+        # on the CPU in float64, before the move (Apple's GPUs have no float64).
+        noisy[name] = (part / run.divisor).to(like[name].dtype).to(like[name].device)
+    return noisy
 
 
 class _PrivateStepMixin:
@@ -153,8 +237,13 @@ class _PrivateStepMixin:
         self._set_training(True)
         named = dict(self.module_.named_parameters())
         params = {name: p.detach() for name, p in named.items() if p.requires_grad}
+        max_grad_norm = float(self.max_grad_norm)
+        grid = None
+        if run.release is not None:
+            grid = _secure_grid(run, max_grad_norm, sum(p.numel() for p in params.values()))
         if batch is None:
-            grad_sum = {name: torch.zeros_like(p) for name, p in params.items()}
+            kind = {} if grid is None else {"dtype": torch.int64}
+            grad_sum = {name: torch.zeros_like(p, **kind) for name, p in params.items()}
             loss, y_pred = torch.tensor(float("nan")), None
         else:
             Xi, yi = unpack_data(batch)
@@ -170,19 +259,23 @@ class _PrivateStepMixin:
                     Xi,
                     yi,
                     example_loss=self._example_loss,
-                    max_grad_norm=float(self.max_grad_norm),
+                    max_grad_norm=max_grad_norm,
                     fit_params=fit_params,
                     # Dropout draws a fresh mask for every example, as in a batched forward.
                     randomness="different",
+                    grid=grid,
                 )
             loss = losses.mean()
-        noise_std = float(run.plan.noise_multiplier) * float(self.max_grad_norm)
-        noisy = {}
-        for name, total in grad_sum.items():
-            noise = _gaussian_noise(run, total)
-            # Dividing by the expected batch size, a public number, keeps the step size
-            # data-independent (dividing by the drawn batch size would make it private).
-            noisy[name] = (total + noise_std * noise) / run.divisor
+        if grid is not None:
+            noisy = _rounded_release(run, grad_sum, max_grad_norm, params)
+        else:
+            noise_std = float(run.plan.noise_multiplier) * max_grad_norm
+            noisy = {}
+            for name, total in grad_sum.items():
+                noise = _gaussian_noise(run, total)
+                # Dividing by the expected batch size, a public number, keeps the step size
+                # data-independent (dividing by the drawn batch size would make it private).
+                noisy[name] = (total + noise_std * noise) / run.divisor
         run.steps += 1
         # From here on only the noisy sum and public values are used: post-processing (Dwork
         # and Roth 2014, Prop. 2.1; slide "DP-LSSGD - Recap"), so the smoothing and the

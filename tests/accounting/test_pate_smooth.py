@@ -6,9 +6,16 @@ import math
 
 import numpy as np
 import pytest
+from dp_accounting import rdp as dp_rdp
+from scipy import stats
 
 from skprivate.accounting import gnss_rdp, pate_epsilon, pate_sanitized_epsilon
-from skprivate.accounting._pate_smooth import _value_and_sensitivity
+from skprivate.accounting._pate_smooth import (
+    _rounded_gnss,
+    _sanitization_grid,
+    _value_and_sensitivity,
+)
+from skprivate.mechanisms import check_rng
 
 
 def _gaussian_renyi(alpha, mu, var_p, var_q):
@@ -149,3 +156,72 @@ def test_bad_order_and_beta_are_refused_with_the_fix():
     with pytest.raises(ValueError, match="n_teachers"):
         pate_sanitized_epsilon(votes, mechanism="gaussian", noise_scale=2.0, delta=1e-5,
                                order=4, beta=0.05, sigma=3.0, n_teachers=5)
+
+
+# --- the release on a power-of-two grid with exact integer noise (no floating-point noise) --
+
+
+def test_sanitised_rdp_lies_on_the_public_grid_and_its_cost_is_unchanged():
+    votes = np.random.default_rng(0).multinomial(250, [0.9, 0.1], size=300)
+    params = dict(mechanism="gaussian", noise_scale=40.0, delta=1e-5, order=8.0,
+                  beta=0.45 / 8, sigma=5 * math.sqrt(8))
+    for seed in range(5):
+        out = pate_sanitized_epsilon(votes, random_state=seed, **params)
+        gamma = _sanitization_grid(out.rdp_cap)
+        assert gamma == 2.0 ** math.floor(math.log2(min(out.rdp_cap, 1.0) * 2.0**-20))
+        # a multiple of gamma, or a clipping bound (0 or the public cap); the old
+        # value + S sigma N(0, 1) in float64 lands on this grid with probability ~0
+        on_grid = (out.rdp_sanitized / gamma) % 1 == 0
+        assert on_grid or out.rdp_sanitized in (0.0, out.rdp_cap)
+        # the cost of the release is the continuous GNSS's, and epsilon converts it as before
+        assert out.sanitization_rdp == gnss_rdp([8.0], 0.45 / 8, 5 * math.sqrt(8))[0]
+        expected, _ = dp_rdp.compute_epsilon([8.0], [out.rdp_sanitized + out.sanitization_rdp],
+                                             1e-5)
+        assert out.epsilon == pytest.approx(expected, rel=1e-12)
+
+
+def _rounded_gaussian_pmf(m, std):
+    return stats.norm.cdf((m + 0.5) / std) - stats.norm.cdf((m - 0.5) / std)
+
+
+def test_rounded_gnss_has_the_law_of_the_rounded_continuous_gnss():
+    # value off the grid; S = 2 gamma, so the smooth bound S' = S + gamma = 3 gamma and the
+    # noise is round(N(0, (sigma S' / gamma)**2)) = round(N(0, 9)) grid steps, around
+    # round(value / gamma): chi-square against that exact pmf (an independent computation)
+    cap = 1.0
+    gamma = _sanitization_grid(cap)
+    assert gamma == 2.0**-20
+    value, sigma = 0.5 + 0.3 * gamma, 1.0
+    rng = check_rng(0)
+    draws = np.array([_rounded_gnss(value, 2 * gamma, sigma, cap, rng) for _ in range(1500)])
+    steps = draws / gamma - round(value / gamma)
+    assert np.all(steps % 1 == 0)
+    edges = np.arange(-7, 8)  # bins ..., -7], [-6], ..., [6], [7, ...
+    observed = np.array([np.sum(steps <= -7)] + [np.sum(steps == m) for m in edges[1:-1]]
+                        + [np.sum(steps >= 7)])
+    std = sigma * 3.0
+    probs = np.array([stats.norm.cdf(-6.5 / std)]
+                     + [_rounded_gaussian_pmf(m, std) for m in edges[1:-1]]
+                     + [stats.norm.sf(6.5 / std)])
+    assert stats.chisquare(observed, probs / probs.sum() * observed.sum()).pvalue > 1e-3
+    # a wrong scale (the smooth bound not raised by gamma: std 2) is told apart
+    wrong = np.array([stats.norm.cdf(-6.5 / 2)] + [_rounded_gaussian_pmf(m, 2.0)
+                                                  for m in edges[1:-1]]
+                     + [stats.norm.sf(6.5 / 2)])
+    assert stats.chisquare(observed, wrong / wrong.sum() * observed.sum()).pvalue < 1e-6
+
+
+def test_rounded_gnss_with_a_vanishing_smooth_bound_keeps_at_least_one_grid_step():
+    # S = 0 (every teacher agrees far beyond the gaps): S' = max(gamma, gamma / sigma), so
+    # the integer noise's variance is max(sigma**2, 1) grid steps: never below 1, where the
+    # exact sampler accepts often (below about 1/4 it would run for ever)
+    cap = 3.0
+    gamma = _sanitization_grid(cap)
+    rng = check_rng(1)
+    for sigma, variance in [(7.0, 49.0), (0.25, 1.0)]:
+        draws = np.array([_rounded_gnss(1.0, 0.0, sigma, cap, rng) for _ in range(300)])
+        steps = (draws - 1.0) / gamma
+        assert np.all(steps % 1 == 0)
+        # round(N(0, v)) has variance v + 1/12 - ... for v >= 1
+        assert 0.7 * variance < steps.var() < 1.4 * variance
+    assert _rounded_gnss(0.0, 0.0, 7.0, 0.0, rng) == 0.0  # nothing to release: cap 0
