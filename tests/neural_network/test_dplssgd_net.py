@@ -244,8 +244,10 @@ def _fitted_digits_classifier():
 def test_digits_accuracy_at_epsilon_2():
     clf, X_test, y_test = _fitted_digits_classifier()
     # One fit on one torch random stream, which torch does not keep across versions: seeds
-    # 0-5 gave 0.911 to 0.94 (torch 2.13), so 0.90 failed on about 1 stream in 20.
-    assert clf.score(X_test, y_test) >= 0.88
+    # 0-5 gave 0.911 to 0.94 (torch 2.13), so 0.90 failed on about 1 stream in 20. With the
+    # exact rounded Gaussian noise, seeds 0-4 gave 0.880 to 0.907 with its first sampler and
+    # 0.873 to 0.896 with the faster one (the same law, another stream): 0.86 leaves room.
+    assert clf.score(X_test, y_test) >= 0.86
 
 
 def _planned_rows(net):
