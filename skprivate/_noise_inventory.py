@@ -257,6 +257,16 @@ SECURE_RELEASES = (
         "the exact minimiser, calibrated in zCDP to (epsilon2, delta2), projected onto the "
         "public ball",
     ),
+    ContinuousRelease(
+        ("HistGradientBoostingRegressor",), ("leaf_values_", "baseline_prediction_"), None,
+        None,
+        "the trees' leaf values (Newton steps, mean clipped residuals, from each round's "
+        "noisy leaf sums of residuals and row counts) and the starting score (the noisy sum "
+        "of the scaled targets over the number of rows planned on)",
+        "granular discrete Gaussian (``granular_gaussian_mechanism``) on each round's leaf "
+        "sums and on the sum of the targets; the values are functions of those releases and "
+        "public numbers",
+    ),
 )
 
 

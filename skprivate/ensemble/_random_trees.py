@@ -42,6 +42,22 @@ def row_sensitivity(n_scores):
     return math.sqrt(1.0 + 1.0 / 16.0) if n_scores == 1 else 1.5
 
 
+#: The squared loss's gradient, the residual ``score - target`` (target scaled to [-1, 1]),
+#: is clipped to ``[-RESIDUAL_CLIP, RESIDUAL_CLIP]``: at the start the score is the target's
+#: noisy mean, so only rows further than 1 (half the declared range) from it are clipped.
+RESIDUAL_CLIP = 1.0
+
+
+def residual_sensitivity():
+    """L2 norm bound of one row's ``(g, h)`` under the squared loss: ``sqrt(c**2 + 1)``.
+
+    ``g`` is the residual clipped to ``[-c, c]`` (``c = RESIDUAL_CLIP``) and ``h = 1`` (the
+    squared loss ``(s - v)**2 / 2`` has Hessian 1), so ``||(g, h)||^2 <= c**2 + 1``; the H sums
+    are the leaves' counts of rows.
+    """
+    return math.sqrt(RESIDUAL_CLIP**2 + 1.0)
+
+
 def draw_trees(rng, n_trees, depth, n_bins, categorical):
     """Random splits of ``n_trees`` trees: ``(features, go_right)``.
 
