@@ -7,7 +7,7 @@ model does better than chance, whatever its budget. :class:`~skprivate.ensemble.
 HistGradientBoostingClassifier` learns it with nothing set but ``epsilon`` and the
 features' public range: every tree's splits are drawn at random on bins cut from that
 range, and only the sums of the gradients over each leaf are read from the rows, with
-exact discrete Gaussian noise. The number of trees, their depth and the learning rate are
+exact rounded Gaussian noise. The number of trees, their depth and the learning rate are
 chosen from the noisy number of rows and ε.
 """
 

@@ -15,17 +15,19 @@ contribution ``(g_1, .., g_K, h_1, .., h_K)`` placed in its leaves, and nothing 
 every other row's gradient depends on that row and on released values only. Its L2 norm is
 the sensitivity (:func:`row_sensitivity`); each row's contribution is scaled down to it in
 case floating point rounding exceeds the bound. The vector is released with
-:func:`~skprivate.mechanisms.granular_gaussian_mechanism` (exact discrete Gaussian noise on a
-power-of-two grid): ``rho = Delta**2 / (2 sigma**2)``-zCDP (Canonne, Kamath and Steinke 2020,
-Theorem 14). The rounds are chosen adaptively from earlier releases, and zCDP composes
-adaptively by adding ``rho`` (Bun and Steinke 2016, Lemma 2.3).
+:func:`~skprivate.mechanisms.rounded_gaussian_mechanism` (exact rounded Gaussian noise on a
+power-of-two grid): a post-processing of the continuous Gaussian mechanism with noise
+multiplier ``sigma / Delta`` (Dwork and Roth 2014, Proposition 2.1), so every guarantee of
+that mechanism holds, in particular ``Delta / sigma``-GDP (Dong, Roth and Su 2022, Theorem
+2.7). The rounds are chosen adaptively from earlier releases, and GDP composes adaptively
+and exactly: ``mu = sqrt(sum_t mu_t**2)`` (Dong, Roth and Su 2022, Corollary 3.3).
 """
 
 import math
 
 import numpy as np
 
-from ..mechanisms import granular_gaussian_mechanism
+from ..mechanisms import rounded_gaussian_mechanism
 
 __all__ = []
 
@@ -108,12 +110,12 @@ def clip_contributions(g, h, sensitivity):
 
 
 def noisy_leaf_sums(leaves, g, h, n_leaves, sensitivity, sigma, rng):
-    """The granular Gaussian release of the leaf sums of ``g`` and ``h``: ``(G, H)``.
+    """The rounded Gaussian release of the leaf sums of ``g`` and ``h``: ``(G, H)``.
 
     ``leaves`` of shape ``(n, K)``: each row's leaf in each of the round's ``K`` trees;
     ``g``, ``h`` of shape ``(n, K)``, already clipped (:func:`clip_contributions`). Returns
     two arrays of shape ``(K, n_leaves)``; their joint release is
-    ``sensitivity**2 / (2 sigma**2)``-zCDP (module docstring).
+    ``sensitivity / sigma``-GDP (module docstring).
     """
     n_scores = g.shape[1]
     offset = leaves + n_leaves * np.arange(n_scores)[None, :]
@@ -122,5 +124,6 @@ def noisy_leaf_sums(leaves, g, h, n_leaves, sensitivity, sigma, rng):
         np.bincount(offset.ravel(), weights=g.ravel(), minlength=size),
         np.bincount(offset.ravel(), weights=h.ravel(), minlength=size),
     ])
-    released = granular_gaussian_mechanism(sums, sensitivity, sigma, random_state=rng)
+    released = rounded_gaussian_mechanism(sums, sensitivity, sigma / sensitivity,
+                                          random_state=rng)
     return released[:size].reshape(n_scores, n_leaves), released[size:].reshape(n_scores, n_leaves)

@@ -14,7 +14,6 @@ from sklearn.datasets import load_diabetes
 from sklearn.metrics import r2_score
 from sklearn.model_selection import train_test_split
 
-from skprivate.accounting._zcdp import gaussian_rho, zcdp_epsilon
 from skprivate.ensemble import HistGradientBoostingRegressor
 from skprivate.ensemble._binning import public_bins
 from skprivate.ensemble._random_trees import (
@@ -25,6 +24,7 @@ from skprivate.ensemble._random_trees import (
 )
 from skprivate.exceptions import PrivacyLeakWarning
 from skprivate.linear_model import DPLSSGDRegressor
+from tests.ensemble.test_gradient_boosting import pld_epsilon
 
 pytestmark = pytest.mark.filterwarnings("ignore::skprivate.exceptions.PrivacyLeakWarning")
 
@@ -71,19 +71,19 @@ def test_leaf_values_are_mean_residual_steps():
 
 
 @pytest.mark.parametrize("n_samples_public", [False, True])
-def test_spend_is_within_epsilon(n_samples_public):
+def test_spend_is_within_epsilon_by_an_independent_accountant(n_samples_public):
     X, y = _nonlinear(3_000, 2)
     reg = HistGradientBoostingRegressor(
         epsilon=1.0, bounds=(-1, 1), bounds_y=(-3, 3), n_samples_public=n_samples_public,
         random_state=0).fit(X, y)
     assert (reg.epsilon_, reg.delta_) == (1.0, 1e-5)
     report = reg.privacy_report_
-    rho_rounds = reg.n_iter_ * gaussian_rho(math.sqrt(2), reg.noise_std_)
-    rho = report["rho (zCDP, starting scores and rounds)"]
-    assert rho == pytest.approx(rho_rounds / 0.98, rel=1e-9)
+    mu = report["mu (GDP, starting scores and rounds)"]
+    assert mu**2 == pytest.approx(reg.n_iter_ * 2 / reg.noise_std_**2 / 0.98, rel=1e-9)
     count_epsilon = 0.0 if n_samples_public else 0.05
-    assert count_epsilon + zcdp_epsilon(rho, 1e-5) <= 1.0
-    assert count_epsilon + zcdp_epsilon(rho, 1e-5) >= 0.999
+    independent = pld_epsilon({reg.noise_std_ / math.sqrt(2): reg.n_iter_,
+                               report["noise std (starting scores)"]: 1}, 1e-5)
+    assert 0.99 <= count_epsilon + independent <= 1.001
 
 
 def test_target_bounds_clip_predictions_and_none_warns():
@@ -121,12 +121,13 @@ def test_learns_a_nonlinear_target_a_linear_model_cannot():
 
 
 def test_diabetes_beats_the_zero_predictor():
-    # 331 training rows at epsilon 1: the plan's 10 rounds of depth 2 (DP-LSSGD's defaults
-    # score about 0.19, 3 seeds; the boosted trees 0.17)
+    # 331 training rows at epsilon 1: the plan's 10 rounds of depth 2. Over 12 seeds the
+    # test R2 averages 0.13 (0.13 to 0.15 over three splits; single fits -0.03 to 0.30);
+    # DP-LSSGD's defaults score about 0.19: on so few rows a near-linear target favours it.
     X, y = load_diabetes(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
     bounds = (X.min(axis=0), X.max(axis=0))  # the features' ranges, taken as public
     scores = [HistGradientBoostingRegressor(epsilon=1.0, bounds=bounds, bounds_y=(25, 346),
                                             random_state=seed).fit(X_train, y_train)
-              .score(X_test, y_test) for seed in range(3)]
+              .score(X_test, y_test) for seed in range(12)]
     assert np.mean(scores) > 0.05
