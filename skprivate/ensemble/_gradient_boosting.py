@@ -111,6 +111,10 @@ _TOTAL_STEP, _MAX_LEARNING_RATE = 60.0, 0.5
 #   of g and h, sensitivity sqrt(n_features) times the row's; Newton gain computed from
 #   them): 0.815 / 0.859 with 20 trees of depth 3 on 32 bins (noise-free 0.856 / 0.907),
 #   0.81 with other depths and shares. Not kept.
+# - stacking: DP-LSSGD (defaults) on the one-hot public bins with half of epsilon, then the
+#   random trees from its scores with the other half: the linear stage alone 0.855 / 0.905,
+#   with the trees on top 0.842 / 0.891 (auto learning rate) to 0.853 / 0.906 (0.02). Not
+#   kept: on Adult the private binned linear model is the better model.
 # Selecting among all thresholds needs a selection whose cost does not grow with the
 # number of candidates (the exponential mechanism), which the exact samplers here only
 # offer as permute-and-flip over Python integers: too slow for thousands of candidates
