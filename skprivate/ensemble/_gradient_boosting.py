@@ -185,8 +185,9 @@ def _as_index(categorical_features, n_features, owner):
 
 
 class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
-    """Boosting apart from its loss: the plan, the public bins, the rounds, the prediction
-    (a regressor would add its own loss, target bound and starting score)."""
+    """Boosting apart from its loss: the plan, the public bins, the rounds, the accounting
+    and the raw scores. Each estimator adds its loss (``gradients``), the sensitivity of a
+    row's ``(g, h)``, its starting score and the loss's part of the "auto" plan."""
 
     _parameter_constraints = {
         **DPEstimatorMixin._dp_parameter_constraints,
