@@ -19,11 +19,12 @@ Theorem 2.7) and they compose exactly and adaptively to ``mu = sqrt(sum mu_t**2)
 (their Corollary 3.3): ``mu`` is the largest whose exact ``(epsilon, delta)`` curve (their
 Corollary 2.13) gives at most ``epsilon - epsilon_n`` at ``delta``. Against the zCDP
 accounting of the same noise (``rho = mu**2 / 2`` converted by Canonne, Kamath and Steinke
-2020, Proposition 12), the exact curve allows a larger ``mu`` for the same guarantee: at delta 1e-5 and
-epsilon 0.5 / 1 / 2 / 4 (95 % of it after the count), ``mu`` is 0.1357 / 0.2558 / 0.4790 /
-0.8846 against ``sqrt(2 rho)`` = 0.1244 / 0.2358 / 0.4442 / 0.8258, so the same rounds get
-8.3 / 7.8 / 7.3 / 6.7 % less noise (or, under the "auto" rule, 14 to 18 % more rounds at
-the same noise). The count and the rest compose by basic composition,
+2020, Proposition 12), the exact curve allows a larger ``mu`` for the same guarantee: at
+delta 1e-5 and epsilon 0.5 / 1 / 2 / 4 (95 % of it after the count), ``mu`` is 0.1357 /
+0.2558 / 0.4790 / 0.8846 against ``sqrt(2 rho)`` = 0.1244 / 0.2358 / 0.4442 / 0.8258,
+so the same rounds get 8.3 / 7.8 / 7.3 / 6.7 % less noise (or, under the "auto" rule, 14
+to 18 % more rounds at the same noise). The count and the rest compose by basic
+composition,
 since the rest is planned from the count (:mod:`skprivate._row_count`, Dwork, Rothblum and
 Vadhan 2010, Theorem III.3): the fit is ``(epsilon, delta)``-DP whatever the number of rows.
 """
@@ -77,8 +78,8 @@ _START_SHARE = 0.02
 #   0.856 at 300 rounds); the cap 400 against 200, 2 seeds, learning rate 60 / rounds: Adult
 #   0.852 / 0.903 against 0.851 / 0.899 (accuracy / AUC) at epsilon 1, 0.856 / 0.906
 #   against 0.850 / 0.902 at epsilon 2; the interaction table 0.944 against 0.944 and 0.954
-#   against 0.940; a fit takes about twice as long. On small tables the rule asks for fewer than one round:
-#   there the structure matters more than the noise, and 20 rounds did better than 3 to 10
+#   against 0.940; a fit takes about twice as long. On small tables the rule asks for
+#   fewer than one round: there the structure matters more than the noise, and 20 rounds did better than 3 to 10
 #   (scikit-learn's 300-row blobs, scaled, 5 seeds: training accuracy 0.86 to 0.92 with 3
 #   classes, against 0.82 to 0.84 with 5 rounds; breast cancer, 398 training rows, epsilon
 #   1, 3 seeds: test accuracy 0.858 with 10 rounds, 0.897 with 20, 0.879 with 40).
@@ -841,7 +842,8 @@ class HistGradientBoostingRegressor(RegressorMixin, _BaseHistGradientBoosting):
 
     # The squared loss on the target scaled to [-1, 1]: a Hessian of 1 per row, and steps
     # measured in that unit, so a total step of 10 (against 60 log-odds for the
-    # classifier). Measured at epsilon 1, 3 seeds, R2 on the test part: a synthetic table
+    # classifier). Measured at epsilon 1, 3 seeds, R2 on the test part (with the zCDP
+    # accounting this module used before the exact Gaussian-DP one): a synthetic table
     # (15,000 training rows, y = sin(3 x1) + x2 x3 + noise, auto: 400 rounds) 0.704 with a
     # total step of 10 against 0.697 with 60; diabetes (331 training rows, depth 2) 0.174
     # with 10 rounds at learning rate 0.25, against 0.04 with 10 at 0.5, 0.04 to 0.07 with
