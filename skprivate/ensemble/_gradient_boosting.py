@@ -80,8 +80,8 @@ _START_SHARE = 0.02
 #   against 0.850 / 0.902 at epsilon 2; the interaction table 0.944 against 0.944 and 0.954
 #   against 0.940; a fit takes about twice as long. On small tables the rule asks for
 #   fewer than one round: there the structure matters more than the noise, and 20 rounds
-#   did better than 3 to 10 (scikit-learn's 300-row blobs, scaled, 5 seeds: training accuracy 0.86 to 0.92 with 3
-#   classes, against 0.82 to 0.84 with 5 rounds; breast cancer, 398 training rows, epsilon
+#   did better than 3 to 10 (scikit-learn's 300-row blobs, scaled, 5 seeds: training
+#   accuracy 0.86 to 0.92 with 3 classes, against 0.82 to 0.84 with 5 rounds; breast cancer, 398 training rows, epsilon
 #   1, 3 seeds: test accuracy 0.858 with 10 rounds, 0.897 with 20, 0.879 with 40).
 # - learning rate: 60 / rounds, at most 0.5: the sum of the steps stays near 60 leaf values.
 _MIN_DEPTH, _MAX_DEPTH, _ROWS_PER_LEAF = 2, 4, 1000
