@@ -72,17 +72,17 @@ _START_SHARE = 0.02
 # - depth: 4 from 16,000 rows (leaves of about 1,000 rows), one less per halving, at least 2;
 #   depth 3 and 5 lost 0.2 to 0.5 points of accuracy on Adult at epsilon 1, depth 6 0.8.
 # - rounds: as many as keep the noise of a leaf's Hessian sum at about 15 % of its expected
-#   size (n / 2**depth rows, h about 1/4 at the start): sigma = _NOISE_TO_LEAF * n / (4 * 2**D);
-#   between _MIN_ITER and _MAX_ITER. More rounds at that noise help (Adult at epsilon 1:
-#   100 rounds 0.847, 200 rounds 0.849; the random splits' own ceiling without noise was
-#   0.856 at 300 rounds); the cap 400 against 200, 2 seeds, learning rate 60 / rounds: Adult
-#   0.852 / 0.903 against 0.851 / 0.899 (accuracy / AUC) at epsilon 1, 0.856 / 0.906
-#   against 0.850 / 0.902 at epsilon 2; the interaction table 0.944 against 0.944 and 0.954
-#   against 0.940; a fit takes about twice as long. On small tables the rule asks for
-#   fewer than one round: there the structure matters more than the noise, and 20 rounds
-#   did better than 3 to 10 (scikit-learn's 300-row blobs, scaled, 5 seeds: training
-#   accuracy 0.86 to 0.92 with 3 classes, against 0.82 to 0.84 with 5 rounds; breast cancer, 398 training rows, epsilon
-#   1, 3 seeds: test accuracy 0.858 with 10 rounds, 0.897 with 20, 0.879 with 40).
+#   size (n / 2**depth rows, h about 1/4 at the start): sigma = _NOISE_TO_LEAF * n / (4 *
+#   2**D); between _MIN_ITER and _MAX_ITER. More rounds at that noise help (Adult at epsilon 1:
+#   100 rounds 0.847, 200 rounds 0.849; the random splits' own ceiling without noise was 0.856
+#   at 300 rounds); the cap 400 against 200, 2 seeds, learning rate 60 / rounds: Adult 0.852 /
+#   0.903 against 0.851 / 0.899 (accuracy / AUC) at epsilon 1, 0.856 / 0.906 against 0.850 /
+#   0.902 at epsilon 2; the interaction table 0.944 against 0.944 and 0.954 against 0.940; a
+#   fit takes about twice as long. On small tables the rule asks for fewer than one round:
+#   there the structure matters more than the noise, and 20 rounds did better than 3 to 10
+#   (scikit-learn's 300-row blobs, scaled, 5 seeds: training accuracy 0.86 to 0.92 with 3
+#   classes, against 0.82 to 0.84 with 5 rounds; breast cancer, 398 training rows, epsilon 1, 3
+#   seeds: test accuracy 0.858 with 10 rounds, 0.897 with 20, 0.879 with 40).
 # - learning rate: 60 / rounds, at most 0.5: the sum of the steps stays near 60 leaf values.
 _MIN_DEPTH, _MAX_DEPTH, _ROWS_PER_LEAF = 2, 4, 1000
 _NOISE_TO_LEAF = 0.15
