@@ -109,13 +109,16 @@ def clip_contributions(g, h, sensitivity):
     return g * factor[:, None], h * factor[:, None]
 
 
-def noisy_leaf_sums(leaves, g, h, n_leaves, sensitivity, sigma, rng):
+def noisy_leaf_sums(leaves, g, h, n_leaves, sensitivity, sigma, rng, release=None):
     """The rounded Gaussian release of the leaf sums of ``g`` and ``h``: ``(G, H)``.
 
     ``leaves`` of shape ``(n, K)``: each row's leaf in each of the round's ``K`` trees;
     ``g``, ``h`` of shape ``(n, K)``, already clipped (:func:`clip_contributions`). Returns
     two arrays of shape ``(K, n_leaves)``; their joint release is
-    ``sensitivity / sigma``-GDP (module docstring).
+    ``sensitivity / sigma``-GDP (module docstring). ``release``: a fit's
+    :class:`~skprivate._dpsgd._release.SecureGaussianRelease`, the same rounded Gaussian
+    release with the integer noise of the fit's rounds drawn in batches (the exact sampler
+    has a fixed cost per call); None draws this release's noise alone.
     """
     n_scores = g.shape[1]
     offset = leaves + n_leaves * np.arange(n_scores)[None, :]
@@ -124,6 +127,9 @@ def noisy_leaf_sums(leaves, g, h, n_leaves, sensitivity, sigma, rng):
         np.bincount(offset.ravel(), weights=g.ravel(), minlength=size),
         np.bincount(offset.ravel(), weights=h.ravel(), minlength=size),
     ])
-    released = rounded_gaussian_mechanism(sums, sensitivity, sigma / sensitivity,
-                                          random_state=rng)
+    if release is None:
+        released = rounded_gaussian_mechanism(sums, sensitivity, sigma / sensitivity,
+                                              random_state=rng)
+    else:
+        released = release(sums, sensitivity, sigma / sensitivity, rng)
     return released[:size].reshape(n_scores, n_leaves), released[size:].reshape(n_scores, n_leaves)

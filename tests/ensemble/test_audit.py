@@ -50,8 +50,8 @@ def _score(clf):
 
 
 def _quieter(release):
-    def release_quieter(leaves, g, h, n_leaves, sensitivity, sigma, rng):
-        return release(leaves, g, h, n_leaves, sensitivity, sigma / 4, rng)
+    def release_quieter(leaves, g, h, n_leaves, sensitivity, sigma, rng, **kwargs):
+        return release(leaves, g, h, n_leaves, sensitivity, sigma / 4, rng, **kwargs)
 
     return release_quieter
 

@@ -141,7 +141,7 @@ def test_leaf_sum_noise_has_the_claimed_standard_deviation():
 def test_auto_plan_from_public_numbers():
     assert [auto_depth(n) for n in (100, 4_000, 16_000, 10**6)] == [2, 2, 4, 4]
     rounds = [auto_max_iter(n, 4, 0.2, 1.03) for n in (1_000, 10_000, 30_000, 10**6)]
-    assert rounds == sorted(rounds) and rounds[0] == 20 and rounds[-1] == 400
+    assert rounds == sorted(rounds) and rounds[0] == 20 and rounds[-1] == 1000
 
 
 def pld_epsilon(noise_multipliers, delta):
