@@ -33,7 +33,8 @@ positive and the fit time (one thread for every model: scikit-learn's OpenMP thr
 against the other work of a shared machine).
 
 Run: ``python benchmarks/nonlinear.py`` (epsilon 0.5, 1, 2, 4; 3 seeds; about an hour on 2
-idle cores, more on a busy machine: DP-LSSGD takes one to two minutes per fit on the 200,000-row table) or ``--quick`` (epsilon 1, one seed, breast cancer, German-credit-like,
+idle cores, more on a busy machine: DP-LSSGD takes one to two minutes per fit on the
+200,000-row table) or ``--quick`` (epsilon 1, one seed, breast cancer, German-credit-like,
 additive and interaction tables; about 3 minutes); ``--tables``, ``--epsilons``, ``--seeds``
 and ``--output`` select a part. Writes ``benchmarks/results/nonlinear.json`` and ``.md``
 (``--quick`` writes ``nonlinear_quick.json`` and ``.md``, so a check never overwrites the
