@@ -218,9 +218,9 @@ SECURE_RELEASES = (
         None,
         "the trees' leaf values (Newton steps from each round's noisy leaf sums of gradients "
         "and Hessians) and the starting scores (from the noisy class counts)",
-        "granular discrete Gaussian (``granular_gaussian_mechanism``) on each round's leaf "
-        "sums and on the class counts; the values are functions of those releases and public "
-        "numbers",
+        "rounded Gaussian (``rounded_gaussian_mechanism``, Gaussian DP composed exactly) on "
+        "each round's leaf sums and on the class counts; the values are functions of those "
+        "releases and public numbers",
     ),
     ContinuousRelease(
         ("StandardScaler",), ("mean_", "var_", "scale_"), None, None,
@@ -261,6 +261,16 @@ SECURE_RELEASES = (
         "rounded Gaussian output perturbation (``rounded_gaussian_mechanism``) of the exact "
         "minimiser, a post-processing of the Gaussian mechanism with the analytic "
         "calibration to (epsilon2, delta2), projected onto the public ball",
+    ),
+    ContinuousRelease(
+        ("HistGradientBoostingRegressor",), ("leaf_values_", "baseline_prediction_"), None,
+        None,
+        "the trees' leaf values (Newton steps, mean clipped residuals, from each round's "
+        "noisy leaf sums of residuals and row counts) and the starting score (the noisy sum "
+        "of the scaled targets over the number of rows planned on)",
+        "rounded Gaussian (``rounded_gaussian_mechanism``, Gaussian DP composed exactly) on "
+        "each round's leaf sums and on the sum of the targets; the values are functions of "
+        "those releases and public numbers",
     ),
 )
 

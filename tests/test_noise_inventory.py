@@ -92,6 +92,7 @@ CONFIGS = [
     ("LinearRegression", {"bounds_X": (0.0, 1.0), "bounds_y": (0.0, 1.0), "epsilon": 0.3}),
     ("Ridge", {"bounds_X": (0.0, 1.0), "bounds_y": (0.0, 1.0), "epsilon": 0.3}),
     ("HistGradientBoostingClassifier", {}),
+    ("HistGradientBoostingRegressor", {}),
 ]
 
 # Fitted values a seed changes that are not noise.

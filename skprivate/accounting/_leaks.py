@@ -265,12 +265,13 @@ def parameter_caveats(step, classes=None, *, planned=True):
         fix = (f"public bounds ({' or '.join(read)}"
                + (f", and {read_y[0]}" if read_y else "") + ")")
         caveats.append(_caveats.bounds_from_data(read + read_y, fix, planned=planned))
-    elif read and read == present == ["bounds"] and _spends(step):
-        # a private scaler or imputer that reads its clipping range from X
-        caveats.append(_caveats.bounds_from_data(read, "bounds=(lower, upper)",
-                                                   planned=planned))
-    elif read_y:
-        caveats.append(_caveats.bounds_from_data(read_y, read_y[0], planned=planned))
+    else:
+        if read and read == present == ["bounds"] and _spends(step):
+            # a private scaler, imputer or boosting estimator that reads its range from X
+            caveats.append(_caveats.bounds_from_data(read, "bounds=(lower, upper)",
+                                                       planned=planned))
+        if read_y:  # the target's range, read from y whatever X's bounds are
+            caveats.append(_caveats.bounds_from_data(read_y, read_y[0], planned=planned))
     if "min_categories" in params and params["min_categories"] is None and _spends(step):
         # CategoricalNB reads the number of categories of each feature from the rows
         caveats.append(_caveats.bounds_from_data(

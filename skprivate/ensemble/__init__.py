@@ -1,5 +1,5 @@
 """Differentially private ensembles: gradient-boosted trees on public bins."""
 
-from ._gradient_boosting import HistGradientBoostingClassifier
+from ._gradient_boosting import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 
-__all__ = ["HistGradientBoostingClassifier"]
+__all__ = ["HistGradientBoostingClassifier", "HistGradientBoostingRegressor"]

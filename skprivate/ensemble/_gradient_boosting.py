@@ -8,14 +8,23 @@ Composition. A fit spends, in order:
 1. unless ``n_samples_public``, the noisy number of rows (exact discrete Laplace, a share
    ``COUNT_SHARE`` of ``epsilon``, pure DP; :mod:`skprivate._row_count`), from which the
    number of rounds and the depth are planned;
-2. the noisy count of each class (granular Gaussian, one row changes one count by 1: L2
-   sensitivity 1), the starting scores, ``rho_0 = _CLASS_COUNT_SHARE * rho``;
-3. ``n_iter_`` rounds of leaf sums, each ``rho_t = (rho - rho_0) / n_iter_``.
+2. the starting scores: the noisy count of each class (classifier) or the noisy sum of the
+   scaled targets (regressor), L2 sensitivity 1, ``mu_0**2 = _START_SHARE * mu**2``;
+3. ``n_iter_`` rounds of leaf sums, each ``mu_t**2 = (mu**2 - mu_0**2) / n_iter_``.
 
-Steps 2-3 are zCDP and add (Bun and Steinke 2016, Lemma 2.3, adaptive): ``rho`` in all, the
-largest with ``zcdp_epsilon(rho, delta) <= epsilon - epsilon_n``
-(:func:`~skprivate.accounting._zcdp.zcdp_rho`; Canonne, Kamath and Steinke 2020,
-Proposition 12, for the conversion). The count and the rest compose by basic composition,
+Steps 2-3 are released with rounded Gaussian noise
+(:func:`~skprivate.mechanisms.rounded_gaussian_mechanism`), a post-processing of the
+continuous Gaussian mechanism, so each is ``Delta / sigma``-GDP (Dong, Roth and Su 2022,
+Theorem 2.7) and they compose exactly and adaptively to ``mu = sqrt(sum mu_t**2)``-GDP
+(their Corollary 3.3): ``mu`` is the largest whose exact ``(epsilon, delta)`` curve (their
+Corollary 2.13) gives at most ``epsilon - epsilon_n`` at ``delta``. Against the zCDP
+accounting of the same noise (``rho = mu**2 / 2`` converted by Canonne, Kamath and Steinke
+2020, Proposition 12), the exact curve allows a larger ``mu`` for the same guarantee: at
+delta 1e-5 and epsilon 0.5 / 1 / 2 / 4 (95 % of it after the count), ``mu`` is 0.1357 /
+0.2558 / 0.4790 / 0.8846 against ``sqrt(2 rho)`` = 0.1244 / 0.2358 / 0.4442 / 0.8258,
+so the same rounds get 8.3 / 7.8 / 7.3 / 6.7 % less noise (or, under the "auto" rule, 14
+to 18 % more rounds at the same noise). The count and the rest compose by basic
+composition,
 since the rest is planned from the count (:mod:`skprivate._row_count`, Dwork, Rothblum and
 Vadhan 2010, Theorem III.3): the fit is ``(epsilon, delta)``-DP whatever the number of rows.
 """
@@ -26,64 +35,133 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit, softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .._dpsgd._release import SecureGaussianRelease
 from .._row_count import COUNT_SHARE, count_report, release_row_count, rest_epsilon
-from ..accounting._zcdp import gaussian_rho, gaussian_sigma_for_rho, zcdp_epsilon, zcdp_rho
+from ..accounting._calibrate import solve_monotone
+from ..accounting._pate import gdp_epsilon
 from ..base import DPEstimatorMixin, _resolve_classes
-from ..mechanisms import granular_gaussian_mechanism
+from ..linear_model._adassp import _target_bounds
+from ..mechanisms import rounded_gaussian_mechanism
 from ..preprocessing._common import resolve_bounds
 from ..utils._docstrings import SHARED_DOCS, Substitution
 from ..utils._validation import validate_numeric
 from ._binning import public_bins
 from ._random_trees import (
+    RESIDUAL_CLIP,
     clip_contributions,
     draw_trees,
     leaf_index,
     noisy_leaf_sums,
+    residual_sensitivity,
     row_sensitivity,
 )
 
-__all__ = ["HistGradientBoostingClassifier"]
+__all__ = ["HistGradientBoostingClassifier", "HistGradientBoostingRegressor"]
 
-# Share of the zCDP budget rho spent on the noisy class counts (the starting scores): at
-# epsilon 1 their noise has standard deviation about 30 rows, 0.1 % of Adult's training rows.
-_CLASS_COUNT_SHARE = 0.02
+# Share of the GDP budget mu**2 spent on the starting scores (the noisy class counts or
+# target sum): at epsilon 1 their noise has standard deviation about 20 rows, 0.1 % of
+# Adult's training rows.
+_START_SHARE = 0.02
 
 # The "auto" plan, measured on Adult (32,561 rows, 5 numeric and 8 categorical features,
 # epsilon 0.5 to 2, 2 seeds each) with benchmarks/boosting.py and the interaction table:
 # - depth: 4 from 16,000 rows (leaves of about 1,000 rows), one less per halving, at least 2;
 #   depth 3 and 5 lost 0.2 to 0.5 points of accuracy on Adult at epsilon 1, depth 6 0.8.
 # - rounds: as many as keep the noise of a leaf's Hessian sum at about 15 % of its expected
-#   size (n / 2**depth rows, h about 1/4 at the start): sigma = _NOISE_TO_LEAF * n / (4 * 2**D);
-#   between _MIN_ITER and _MAX_ITER. More rounds at that noise help (Adult at epsilon 1:
-#   100 rounds 0.847, 200 rounds 0.849; the random splits' own ceiling without noise was
-#   0.856 at 300 rounds); the cap 400 against 200, 2 seeds, learning rate 60 / rounds: Adult
-#   0.852 / 0.903 against 0.851 / 0.899 (accuracy / AUC) at epsilon 1, 0.856 / 0.906
-#   against 0.850 / 0.902 at epsilon 2; the interaction table 0.944 against 0.944 and 0.954
-#   against 0.940; a fit takes about twice as long. On small tables the rule asks for fewer than one round:
+#   size (n / 2**depth rows, h about 1/4 at the start): sigma = _NOISE_TO_LEAF * n / (4 *
+#   2**D); between _MIN_ITER and _MAX_ITER. More rounds at that noise help (Adult at epsilon 1:
+#   100 rounds 0.847, 200 rounds 0.849; the random splits' own ceiling without noise was 0.856
+#   at 300 rounds); the cap 400 against 200, 2 seeds, learning rate 60 / rounds: Adult 0.852 /
+#   0.903 against 0.851 / 0.899 (accuracy / AUC) at epsilon 1, 0.856 / 0.906 against 0.850 /
+#   0.902 at epsilon 2; the interaction table 0.944 against 0.944 and 0.954 against 0.940; a
+#   fit takes about twice as long. On small tables the rule asks for fewer than one round:
 #   there the structure matters more than the noise, and 20 rounds did better than 3 to 10
 #   (scikit-learn's 300-row blobs, scaled, 5 seeds: training accuracy 0.86 to 0.92 with 3
-#   classes, against 0.82 to 0.84 with 5 rounds; breast cancer, 398 training rows, epsilon
-#   1, 3 seeds: test accuracy 0.858 with 10 rounds, 0.897 with 20, 0.879 with 40).
+#   classes, against 0.82 to 0.84 with 5 rounds; breast cancer, 398 training rows, epsilon 1, 3
+#   seeds: test accuracy 0.858 with 10 rounds, 0.897 with 20, 0.879 with 40).
 # - learning rate: 60 / rounds, at most 0.5: the sum of the steps stays near 60 leaf values.
+# - with the exact Gaussian-DP composition, more rounds at more noise each: the noise of the
+#   final score does not grow with the rounds (T rounds of noise sigma ~ sqrt(T) and steps
+#   60 / T), while more random trees cover more of the structure. The rule at 50 % of a
+#   leaf's expected Hessian sum, capped at 1,000 rounds, against 15 % and 400 (3 seeds,
+#   accuracy / AUC, epsilon 0.5 / 1 / 2): Adult 0.850 / 0.853 / 0.855 and 0.900 / 0.905 /
+#   0.907 against 0.843 / 0.850 / 0.852 and 0.889 / 0.901 / 0.905; the interaction table
+#   0.934 / 0.960 / 0.980 against 0.874 / 0.939 / 0.954; breast cancer (10 seeds) 0.842 /
+#   0.885 / 0.902 against 0.842 / 0.885 / 0.885 (20, 20 and 33 rounds); a wide synthetic
+#   table (make_classification, 30 features, 20 % positives) with 2,100 training rows
+#   0.782 / 0.804 / 0.812 and AUC 0.698 / 0.735 / 0.797 against 0.781 / 0.792 / 0.814 and
+#   0.686 / 0.718 / 0.762, with 14,000 rows 0.866 / 0.878 / 0.889 and AUC 0.870 / 0.899 /
+#   0.923 against 0.853 / 0.879 / 0.893 and 0.843 / 0.892 / 0.921. Rule 30 % (same cap):
+#   within about a point of 50 % on the wide table, either way; 0.854 / 0.904 on Adult at
+#   epsilon 1 with a cap of 1,200. Time, one thread, beside other work: 1,200 rounds took
+#   5.5 times scikit-learn's fit on the interaction table's 40,000 rows; with 1,000 rounds
+#   benchmarks/boosting.py measured 4.3 times there and 3.3 times on Adult (the rounds'
+#   noise drawn in batches: drawn one round at a time it took 40 % of the fit).
+#   With that plan at epsilon 0.5 / 1 (3 seeds, Adult and the interaction table): depth 3
+#   0.852 / 0.854 and 0.935 / 0.938 (the interaction table 2 points down at epsilon 1),
+#   depth 5 0.842 / 0.853 and 0.916 / 0.948; a total step of 40 instead of 60: 0.850 /
+#   0.854 and 0.938 / 0.960 (within the seeds' spread; 100 was 0.4 to 0.8 points worse, 20
+#   to 30 level): the depth rule and the total step stay.
 _MIN_DEPTH, _MAX_DEPTH, _ROWS_PER_LEAF = 2, 4, 1000
-_NOISE_TO_LEAF = 0.15
-_MIN_ITER, _MAX_ITER = 20, 400
+_NOISE_TO_LEAF = 0.5
+_MIN_ITER, _MAX_ITER = 20, 1000
 _TOTAL_STEP, _MAX_LEARNING_RATE = 60.0, 0.5
+#
+# Levers measured against the random-split ceiling on Adult (epsilon 1, 3 seeds, defaults
+# otherwise; accuracy / AUC; against the plan of 15 % and 400 rounds with the exact GDP
+# composition, 0.850 / 0.901, before the rule above was raised to 50 % and 1,000 rounds):
+# - the ceiling is the public bins, not the random splits: scikit-learn's (non-private,
+#   greedy) HistGradientBoostingClassifier on the same 16 equal-width public bins scores
+#   0.857 / 0.912, as the random splits do without noise (0.857 / 0.911, epsilon 1000);
+#   on 64 bins 0.862 / 0.915, on 128 bins 0.869 / 0.923. Capital gain and loss carry the
+#   gap: either one at full resolution lifts the 16-bin model to 0.866 / 0.863.
+# - more bins with random splits: 128 bins 0.852 / 0.902 (noise-free 0.859 / 0.911).
+# - a GAM start (cyclic one-feature trees over all of a feature's bins, then the random
+#   trees, the same noise per release): 2 passes at learning rate 0.5, 0.852 / 0.903;
+#   4 passes 0.850 / 0.904; on 128 bins noise-free 0.866 / 0.919 but 0.851 / 0.901 at
+#   epsilon 1 (also with 3x less noise on the GAM rounds, paid by fewer trees); it cost
+#   the interaction table 1.2 points (0.927 against 0.939). Not kept.
+# - the best of k random trees by Gaussian noisy max of sum |G_leaf| (sensitivity
+#   sqrt(k), 30 % of each round's budget): k = 8, 0.851 / 0.901 at 5x the fit time
+#   (noise-free, k = 32: 0.859 / 0.913). Not kept.
+# - greedy splits by Gaussian noisy max among m random (feature, threshold) candidates
+#   per node (|G_left| + |G_right|, one level's vector of sensitivity sqrt(m)), 128 bins:
+#   noise-free m = 16 0.858 / 0.914, m = 64 0.861 / 0.916 (23 s a fit). Not kept.
+# - splits chosen from noisy histograms (per level, every node's per-feature, per-bin sums
+#   of g and h, sensitivity sqrt(n_features) times the row's; Newton gain computed from
+#   them): 0.815 / 0.859 with 20 trees of depth 3 on 32 bins (noise-free 0.856 / 0.907),
+#   0.81 with other depths and shares. Not kept.
+# - stacking: DP-LSSGD (defaults) on the one-hot public bins with half of epsilon, then the
+#   random trees from its scores with the other half: the linear stage alone 0.855 / 0.905,
+#   with the trees on top 0.842 / 0.891 (auto learning rate) to 0.853 / 0.906 (0.02). Not
+#   kept: on Adult the private binned linear model is the better model.
+# Selecting among all thresholds needs a selection whose cost does not grow with the
+# number of candidates (the exponential mechanism), which the exact samplers here only
+# offer as permute-and-flip over Python integers: too slow for thousands of candidates
+# per node and round.
 # A leaf's Newton step is clipped to this many units of the score (log-odds) before the
 # learning rate: a leaf whose noisy Hessian sum came out near 0 must not move the model far.
 _MAX_LEAF_STEP = 2.0
 
 
 @functools.lru_cache(maxsize=64)
-def _zcdp_budget(epsilon, delta):
-    """:func:`~skprivate.accounting._zcdp.zcdp_rho`, cached: a numerical search of about
-    30 conversions, repeated for every fit with the same ``(epsilon, delta)``."""
-    return zcdp_rho(epsilon, delta)
+def gdp_budget(epsilon, delta):
+    """The largest ``mu`` whose ``mu``-GDP is ``(epsilon, delta)``-DP, checked.
+
+    By the exact curve (Dong, Roth and Su 2022, Corollary 2.13, computed in log space by
+    :func:`~skprivate.accounting._pate.gdp_epsilon`), increasing in ``mu``; the package's
+    one calibration solver returns a point whose epsilon it evaluated within the target.
+    Cached: a search of about 40 evaluations, the same for every fit with these numbers.
+    """
+    return float(solve_monotone(
+        lambda mu: gdp_epsilon(mu, delta), epsilon, increasing=True, lower=1e-6, upper=1e4,
+        start=1.0, xtol=1e-10,
+    ))
 
 
 def auto_depth(n_plan):
@@ -92,17 +170,21 @@ def auto_depth(n_plan):
     return min(max(depth, _MIN_DEPTH), _MAX_DEPTH)
 
 
-def auto_max_iter(n_plan, depth, rho_trees, sensitivity, hessian=0.25):
-    """Rounds whose noise is ``_NOISE_TO_LEAF`` of a leaf's expected Hessian sum (``hessian``
-    per row: about 1/4 for the logistic loss at the start, 1 for the squared loss)."""
-    sigma = _NOISE_TO_LEAF * n_plan * hessian / 2**depth
-    rounds = int(math.floor(2.0 * rho_trees * sigma**2 / sensitivity**2))
-    return min(max(rounds, _MIN_ITER), _MAX_ITER)
+def auto_max_iter(n_plan, depth, mu_trees, sensitivity, hessian=0.25, min_iter=_MIN_ITER,
+                  max_iter=_MAX_ITER, noise_to_leaf=_NOISE_TO_LEAF):
+    """Rounds whose noise is ``noise_to_leaf`` of a leaf's expected Hessian sum (``hessian``
+    per row: about 1/4 for the logistic loss at the start, 1 for the squared loss): ``T``
+    rounds of noise ``sigma`` are ``sqrt(T) sensitivity / sigma``-GDP, within ``mu_trees``
+    while ``T <= (mu_trees sigma / sensitivity)**2``; between ``min_iter`` and
+    ``max_iter``."""
+    sigma = noise_to_leaf * n_plan * hessian / 2**depth
+    rounds = int(math.floor((mu_trees * sigma / sensitivity) ** 2))
+    return min(max(rounds, min_iter), max_iter)
 
 
-def auto_learning_rate(n_iter):
-    """``60 / n_iter``, at most 0.5."""
-    return min(_MAX_LEARNING_RATE, _TOTAL_STEP / n_iter)
+def auto_learning_rate(n_iter, total_step=_TOTAL_STEP, max_learning_rate=_MAX_LEARNING_RATE):
+    """``total_step / n_iter`` (60 for the classifier), at most ``max_learning_rate``."""
+    return min(max_learning_rate, total_step / n_iter)
 
 
 def _as_index(categorical_features, n_features, owner):
@@ -130,8 +212,9 @@ def _as_index(categorical_features, n_features, owner):
 
 
 class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
-    """Boosting apart from its loss: the plan, the public bins, the rounds, the prediction
-    (a regressor would add its own loss, target bound and starting score)."""
+    """Boosting apart from its loss: the plan, the public bins, the rounds, the accounting
+    and the raw scores. Each estimator adds its loss (``gradients``), the sensitivity of a
+    row's ``(g, h)``, its starting score and the loss's part of the "auto" plan."""
 
     _parameter_constraints = {
         **DPEstimatorMixin._dp_parameter_constraints,
@@ -146,30 +229,35 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         "n_samples_public": ["boolean"],
     }
 
-    # Expected Hessian of the loss per row, for the "auto" number of rounds.
+    # The loss's part of the "auto" plan: the expected Hessian per row (for the number of
+    # rounds), the fewest rounds, and the total step and largest learning rate.
     _HESSIAN_PER_ROW = 0.25
+    _MIN_ITER, _MAX_ITER, _NOISE_TO_LEAF = _MIN_ITER, _MAX_ITER, _NOISE_TO_LEAF
+    _TOTAL_STEP, _MAX_LEARNING_RATE = _TOTAL_STEP, _MAX_LEARNING_RATE
 
     # --- the plan ------------------------------------------------------------------------
     def _privacy_plan(self, n_samples):
-        # (epsilon, delta) whatever the number of rows: the rounds share a fixed rho.
+        # (epsilon, delta) whatever the number of rows: the rounds share a fixed mu.
         return self._privacy_spend(self.epsilon, self.delta)
 
     def _count_epsilon(self):
         return 0.0 if self.n_samples_public else float(COUNT_SHARE * float(self.epsilon))
 
     def _rounds(self, n_plan, sensitivity):
-        """``(rho_start, sigma, n_iter, depth, learning_rate)`` from public numbers."""
-        rho = _zcdp_budget(rest_epsilon(self.epsilon, self._count_epsilon()),
-                           float(self.delta))
-        rho_start = _CLASS_COUNT_SHARE * rho
-        rho_trees = rho - rho_start
+        """``(mu_start, sigma, n_iter, depth, learning_rate)`` from public numbers."""
+        mu = gdp_budget(rest_epsilon(self.epsilon, self._count_epsilon()), float(self.delta))
+        mu_start = math.sqrt(_START_SHARE) * mu
+        mu_trees = math.sqrt(1.0 - _START_SHARE) * mu
         depth = auto_depth(n_plan) if self.max_depth == "auto" else int(self.max_depth)
-        n_iter = (auto_max_iter(n_plan, depth, rho_trees, sensitivity, self._HESSIAN_PER_ROW)
+        n_iter = (auto_max_iter(n_plan, depth, mu_trees, sensitivity, self._HESSIAN_PER_ROW,
+                                self._MIN_ITER, self._MAX_ITER, self._NOISE_TO_LEAF)
                   if self.max_iter == "auto" else int(self.max_iter))
-        sigma = gaussian_sigma_for_rho(sensitivity, rho_trees / n_iter)
-        learning_rate = (auto_learning_rate(n_iter) if self.learning_rate == "auto"
-                         else float(self.learning_rate))
-        return rho_start, sigma, n_iter, depth, learning_rate
+        # n_iter rounds of noise multiplier sqrt(n_iter) / mu_trees: mu_trees-GDP in all
+        sigma = sensitivity * math.sqrt(n_iter) / mu_trees
+        learning_rate = (
+            auto_learning_rate(n_iter, self._TOTAL_STEP, self._MAX_LEARNING_RATE)
+            if self.learning_rate == "auto" else float(self.learning_rate))
+        return mu_start, sigma, n_iter, depth, learning_rate
 
     # --- fit -----------------------------------------------------------------------------
     def _begin_fit(self, X):
@@ -215,12 +303,15 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         go_right = go_right.reshape(n_iter, n_scores, *go_right.shape[1:])
         leaf_values = np.empty((n_iter, n_scores, n_leaves))
         denominator_floor = sigma + float(self.l2_regularization)
+        release = SecureGaussianRelease()  # the rounds' noise drawn in batches
+        release.expect(n_iter)
         for t in range(n_iter):
             g, h = clip_contributions(*gradients(scores), sensitivity)
             leaves = np.column_stack([leaf_index(bins, features[t, k], go_right[t, k])
                                       for k in range(n_scores)])
-            # One round: rho = sensitivity**2 / (2 sigma**2)-zCDP (._random_trees).
-            G, H = noisy_leaf_sums(leaves, g, h, n_leaves, sensitivity, sigma, rng)
+            # One round: sensitivity / sigma-GDP (._random_trees).
+            G, H = noisy_leaf_sums(leaves, g, h, n_leaves, sensitivity, sigma, rng,
+                                   release=release)
             step = np.clip(-G / (np.maximum(H, 0.0) + denominator_floor),
                            -_MAX_LEAF_STEP, _MAX_LEAF_STEP)
             leaf_values[t] = learning_rate * step
@@ -232,38 +323,39 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         self.n_trees_per_iteration_ = n_scores
         self.noise_std_ = sigma
 
-    def _finish(self, count, rho_start, sensitivity, start, caveats):
+    def _finish(self, count, mu_start, sensitivity, start, caveats):
         """Report the plan's spend, ``(epsilon, delta)``, and what was released."""
         sigma, n_iter = self.noise_std_, self.n_iter_
-        rho = rho_start + n_iter * gaussian_rho(sensitivity, sigma)
+        mu = math.sqrt(mu_start**2 + n_iter * (sensitivity / sigma) ** 2)
         report = {
             "mechanism": (
                 "gradient boosting with random splits on public bins: per round, the leaf "
-                "sums of gradients and Hessians with discrete Gaussian noise on a "
-                f"power-of-two grid (granular); starting scores from {start}"
+                "sums of gradients and Hessians with rounded Gaussian noise on a "
+                f"power-of-two grid; starting scores from {start}"
             ),
             "rounds": n_iter,
             "depth": self.max_depth_,
             "noise std (leaf sums)": sigma,
             "sensitivity (one row, L2)": sensitivity,
-            "rho (zCDP, starting scores and rounds)": rho,
+            "noise std (starting scores)": 1.0 / mu_start,
+            "mu (GDP, starting scores and rounds)": mu,
             "composition": (
-                "zCDP, rounds and starting scores added (Bun and Steinke 2016, Lemma 2.3), "
-                "converted once (Canonne, Kamath and Steinke 2020, Proposition 12); the "
-                "noisy count of rows added by basic composition"
+                "Gaussian DP, rounds and starting scores composed exactly (Dong, Roth and "
+                "Su 2022, Corollary 3.3), converted once (their Corollary 2.13); the noisy "
+                "count of rows added by basic composition"
             ),
             "reference": (
-                "Canonne, Kamath and Steinke 2020 (discrete Gaussian); Nori et al. 2021 "
+                "Dong, Roth and Su 2022 (Gaussian differential privacy); Nori et al. 2021 "
                 "(random splits, DP-EBM)"
             ),
         }
         report.update(count_report(count))
-        self._check_spend(count, rho)
+        self._check_spend(count, mu)
         self._finish_private_fit(self._privacy_plan(None), report, count.n_plan, caveats)
 
-    def _check_spend(self, count, rho):
+    def _check_spend(self, count, mu):
         """The plan (epsilon, delta) bounds what was spent (a library bug otherwise)."""
-        spent = count.epsilon + zcdp_epsilon(rho, self.delta)
+        spent = count.epsilon + gdp_epsilon(mu, self.delta)
         if spent > float(self.epsilon) * (1.0 + 1e-9):  # pragma: no cover - a library bug
             raise RuntimeError(f"spent epsilon {spent!r} above the plan {self.epsilon!r}")
 
@@ -319,24 +411,8 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         return tags
 
 
-@Substitution(**SHARED_DOCS)
-class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting):
-    """Differentially private gradient-boosted trees on public bins.
-
-    Boosting with the logistic loss (two classes) or the softmax loss (three or more):
-    each round adds one tree per class score. Every feature is binned from its declared
-    range or categories (nothing read from the rows), each tree's splits are drawn at
-    random without the rows, and only the trees' leaf sums of gradients and Hessians are
-    read from the data, released with exact discrete Gaussian noise. The leaf values are
-    Newton steps computed from those noisy sums. Read the Notes for what it protects.
-
-    Parameters
-    ----------
-    epsilon : float, default=1.0
-        Privacy budget of the whole fit, ``> 0``.
-
-    %(delta)s
-
+_BOOSTING_PARAMS = {
+    "boosting_params": """
     bounds : tuple (lower, upper) or None, default=None
         Public range of each numeric feature: two numbers, or two arrays of length
         ``n_features`` (entries of categorical features are ignored), known without
@@ -365,22 +441,48 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting)
 
     max_iter : int or "auto", default="auto"
         Number of boosting rounds. ``"auto"``: as many as keep the noise of a leaf's
-        Hessian sum at 15 %% of its expected size, from the number of rows planned on,
-        ``epsilon`` and ``delta``, between 20 and 400 (see Notes). More rounds split the
-        budget thinner: each adds noise.
+        Hessian sum at 50 % of its expected size (15 % for the regressor), from the number
+        of rows planned on, ``epsilon`` and ``delta``, between 20 and 1,000 (10 and 400 for
+        the regressor; see Notes).
+        More rounds split the budget thinner: each adds noise.
 
     max_depth : int or "auto", default="auto"
         Depth of every tree (``2**max_depth`` leaves). ``"auto"``: leaves of about 1,000
         rows, from the number of rows planned on, between 2 and 4.
 
     learning_rate : float or "auto", default="auto"
-        Shrinkage of each leaf's Newton step. ``"auto"``: ``60 / n_iter_``, at most 0.5.
+        Shrinkage of each leaf's Newton step. ``"auto"``: a total step spread over the
+        rounds, ``60 / n_iter_`` at most 0.5 for the classifier (log-odds), ``10 / n_iter_``
+        at most 0.25 for the regressor (the target scaled to [-1, 1]).
 
     l2_regularization : float, default=0.0
         Added to the denominator of each leaf value, ``-G / (H + sigma + l2_regularization)``
         with ``G``, ``H`` the leaf's noisy sums of gradients and Hessians (``H`` floored at
         0) and ``sigma`` the noise's standard deviation, which is always added: it keeps a
         leaf whose noisy Hessian sum came out small from taking a large step.
+    """,
+}
+
+
+@Substitution(**SHARED_DOCS, **_BOOSTING_PARAMS)
+class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting):
+    """Differentially private gradient-boosted trees on public bins.
+
+    Boosting with the logistic loss (two classes) or the softmax loss (three or more):
+    each round adds one tree per class score. Every feature is binned from its declared
+    range or categories (nothing read from the rows), each tree's splits are drawn at
+    random without the rows, and only the trees' leaf sums of gradients and Hessians are
+    read from the data, released with exact rounded Gaussian noise. The leaf values are
+    Newton steps computed from those noisy sums. Read the Notes for what it protects.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget of the whole fit, ``> 0``.
+
+    %(delta)s
+
+    %(boosting_params)s
 
     %(classes_public)s
 
@@ -447,16 +549,17 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting)
     **Mechanism.** The bins come from the declared ranges and categories and the splits
     are drawn at random (a feature, then a threshold or a subset of categories), so the
     trees' shapes read nothing from the rows. What is read: the number of rows (discrete
-    Laplace noise, 5 %% of ``epsilon``, unless public), the count of each class (the
+    Laplace noise, 5 % of ``epsilon``, unless public), the count of each class (the
     starting scores) and, each round, the sums over each leaf of the loss's gradients and
     Hessians at the current scores. One row adds ``(g, h)`` to one leaf of each tree, of
     L2 norm at most ``sqrt(1 + 1/16)`` (two classes) or ``1.5`` (softmax), so each round's
-    vector of sums is released with discrete Gaussian noise on a power-of-two grid
-    (:func:`~skprivate.mechanisms.granular_gaussian_mechanism`; zero-concentrated DP,
-    Canonne, Kamath and Steinke 2020 [2]_). The rounds and the class counts compose by
-    adding their zCDP parameters (Bun and Steinke 2016 [3]_), converted once to
-    ``(epsilon, delta)``; the count of rows is added by basic composition, since the plan
-    is chosen from it.
+    vector of sums is released with rounded Gaussian noise on a power-of-two grid
+    (:func:`~skprivate.mechanisms.rounded_gaussian_mechanism`), a post-processing of the
+    continuous Gaussian mechanism, hence ``Delta / sigma``-Gaussian DP (Dong, Roth and Su
+    2022 [2]_, Theorem 2.7). The rounds and the class counts compose exactly to
+    ``sqrt(sum mu_t**2)``-GDP ([2]_, Corollary 3.3), converted once to
+    ``(epsilon, delta)`` by the exact curve ([2]_, Corollary 2.13); the count of rows is
+    added by basic composition, since the plan is chosen from it.
 
     **Defaults.** The number of rounds, the depth and the learning rate are functions of
     the number of rows planned on (the noisy count), ``epsilon`` and ``delta``: no value
@@ -470,10 +573,8 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting)
     ----------
     .. [1] H. Nori, R. Caruana, Z. Zhong, D. Weld and Y. Lou, "Accuracy, Interpretability,
        and Differential Privacy via Explainable Boosting", ICML 2021.
-    .. [2] C. L. Canonne, G. Kamath and T. Steinke, "The Discrete Gaussian for
-       Differential Privacy", NeurIPS 2020.
-    .. [3] M. Bun and T. Steinke, "Concentrated Differential Privacy: Simplifications,
-       Extensions, and Lower Bounds", TCC 2016.
+    .. [2] J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", Journal of the
+       Royal Statistical Society Series B 84(1), 2022.
 
     Examples
     --------
@@ -489,7 +590,7 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting)
     >>> clf.score(X_test, y_test) > 0.8
     True
     >>> clf.epsilon_, clf.n_iter_, clf.max_depth_
-    (1.0, 112, 3)
+    (1.0, 1000, 3)
     """
 
     _parameter_constraints = {
@@ -559,13 +660,14 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting)
         n_classes = len(self.classes_)
         n_scores = 1 if n_classes == 2 else n_classes
         sensitivity = row_sensitivity(n_scores)
-        rho_start, *plan = self._rounds(count.n_plan, sensitivity)
+        mu_start, *plan = self._rounds(count.n_plan, sensitivity)
 
         # Starting scores from the noisy class counts: one row changes one count by 1, L2
-        # sensitivity 1, rho_start-zCDP (Canonne, Kamath and Steinke 2020, Theorem 14).
-        counts = granular_gaussian_mechanism(
-            np.bincount(y_index, minlength=n_classes).astype(float), 1.0,
-            gaussian_sigma_for_rho(1.0, rho_start), random_state=rng)
+        # sensitivity 1, noise 1 / mu_start: mu_start-GDP (Dong, Roth and Su 2022, Theorem
+        # 2.7; the rounded Gaussian is its post-processing).
+        counts = rounded_gaussian_mechanism(
+            np.bincount(y_index, minlength=n_classes).astype(float), 1.0, 1.0 / mu_start,
+            random_state=rng)
         log_share = np.log(np.maximum(counts, 1.0))
         baseline = (np.array([log_share[1] - log_share[0]]) if n_scores == 1
                     else log_share - np.mean(log_share))
@@ -577,7 +679,7 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting)
             return proba - target, np.minimum(proba * (1.0 - proba), 0.25)
 
         self._boost(bins, n_bins, baseline, gradients, sensitivity, plan, rng)
-        self._finish(count, rho_start, sensitivity, "noisy class counts", caveats)
+        self._finish(count, mu_start, sensitivity, "noisy class counts", caveats)
         return self
 
     def decision_function(self, X):
@@ -632,3 +734,258 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting)
         if scores.shape[1] == 1:
             return self.classes_[(scores[:, 0] > 0).astype(int)]
         return self.classes_[np.argmax(scores, axis=1)]
+
+
+@Substitution(**SHARED_DOCS, **_BOOSTING_PARAMS)
+class HistGradientBoostingRegressor(RegressorMixin, _BaseHistGradientBoosting):
+    """Differentially private gradient-boosted regression trees on public bins.
+
+    Boosting with the squared loss on a target with a declared range: the target is
+    clipped to ``bounds_y`` and scaled to ``[-1, 1]``, each round adds one tree whose
+    splits are drawn at random without the rows (every feature binned from its declared
+    range or categories), and only the trees' leaf sums of the clipped residuals and the
+    leaves' row counts are read from the data, released with exact noise on a grid. The
+    leaf values are Newton steps (mean residuals) computed from those noisy sums. Read the
+    Notes for what it protects.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy budget of the whole fit, ``> 0``.
+
+    %(delta)s
+
+    %(boosting_params)s
+
+    bounds_y : tuple (lower, upper) or None, default=None
+        Public range of the target, known without looking at the data; the target is
+        clipped to it and predictions stay inside it. Its width sets the scale of the
+        noise: declare it tight. ``None`` reads the target's minimum and maximum from the
+        rows: the fit then has no privacy guarantee (the range is published in
+        ``bounds_y_``), and a :class:`~skprivate.exceptions.PrivacyLeakWarning` says so.
+
+    %(n_samples_public)s
+
+    %(accountant)s
+
+    %(random_state)s
+
+    Attributes
+    ----------
+    n_iter_ : int
+        Number of boosting rounds.
+
+    max_depth_ : int
+        Depth of the trees.
+
+    learning_rate_ : float
+        The learning rate used.
+
+    n_trees_per_iteration_ : int
+        Always 1.
+
+    baseline_prediction_ : ndarray of shape (1,)
+        The starting score: the noisy mean of the scaled target (in ``[-1, 1]``).
+
+    leaf_values_ : ndarray of shape (n_iter_, 1, 2**max_depth_)
+        The value each tree adds to the scaled score, by leaf.
+
+    bounds_ : tuple of ndarray (lower, upper)
+        The ranges the numeric features were binned in.
+
+    bounds_y_ : tuple of float (lower, upper)
+        The target's range: predictions are ``(lower + upper) / 2 + (upper - lower) / 2``
+        times the scaled score, clipped to it.
+
+    noise_std_ : float
+        Standard deviation of the Gaussian noise on each leaf sum (scaled units).
+
+    %(n_features_in_)s
+
+    %(feature_names_in_)s
+
+    epsilon_ : float
+        The epsilon of the guarantee (``epsilon``: the plan spends all of it).
+
+    %(delta_)s
+
+    %(privacy_report_)s
+
+    See Also
+    --------
+    sklearn.ensemble.HistGradientBoostingRegressor : The non-private analogue.
+    HistGradientBoostingClassifier : The private classifier with the same machinery.
+    skprivate.linear_model.DPLSSGDRegressor : A private linear model.
+
+    Notes
+    -----
+    **Guarantee.** The fitted model is ``(epsilon_, delta_)``-differentially private with
+    respect to adding or removing one row of ``(X, y)``: the unit protected is one row,
+    which is one person only if each person contributes one row. The declared bounds,
+    ``bounds_y``, categories, the columns and, with ``n_samples_public=True``, the number of
+    rows are taken as public.
+
+    **Mechanism.** As for :class:`HistGradientBoostingClassifier`: public bins, random
+    splits, and per round one release of the leaf sums. The target ``v`` is scaled to
+    ``[-1, 1]`` by ``bounds_y``; a row's gradient is its residual ``s - v`` at the current
+    score ``s``, clipped to ``[-1, 1]``, and its Hessian is 1 (the leaf's H sum is its
+    number of rows), so one row changes a round's vector of sums by at most ``sqrt(2)`` in
+    L2 norm. What is read: the number of rows (discrete Laplace noise, 5 % of ``epsilon``,
+    unless public), the sum of the scaled targets (sensitivity 1; the starting score is
+    that sum over the number of rows planned on), and each round's leaf sums; all are
+    released with exact rounded Gaussian noise on a power-of-two grid and composed exactly
+    in Gaussian DP (Dong, Roth and Su 2022 [1]_), as in
+    :class:`HistGradientBoostingClassifier`.
+
+    **Defaults.** As in :class:`HistGradientBoostingClassifier`, with a Hessian of 1 per
+    row in the rule for the number of rounds (the gradient-boosting user guide has the
+    measurements).
+
+    References
+    ----------
+    .. [1] J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", Journal of the
+       Royal Statistical Society Series B 84(1), 2022.
+    .. [2] H. Nori, R. Caruana, Z. Zhong, D. Weld and Y. Lou, "Accuracy, Interpretability,
+       and Differential Privacy via Explainable Boosting", ICML 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skprivate.ensemble import HistGradientBoostingRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(10_000, 4))
+    >>> y = np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2]  # in [-2, 2]
+    >>> reg = HistGradientBoostingRegressor(
+    ...     epsilon=1.0, bounds=(-1, 1), bounds_y=(-2, 2), random_state=0).fit(X, y)
+    >>> X_test = rng.uniform(-1, 1, size=(2_000, 4))
+    >>> y_test = np.sin(3 * X_test[:, 0]) + X_test[:, 1] * X_test[:, 2]
+    >>> reg.score(X_test, y_test) > 0.7
+    True
+    >>> reg.epsilon_, reg.n_iter_, reg.max_depth_
+    (1.0, 400, 3)
+    """
+
+    _parameter_constraints = {
+        **_BaseHistGradientBoosting._parameter_constraints,
+        "bounds_y": [tuple, list, None],
+    }
+
+    # The squared loss on the target scaled to [-1, 1]: a Hessian of 1 per row, and steps
+    # measured in that unit, so a total step of 10 (against 60 log-odds for the
+    # classifier). Measured at epsilon 1, 3 seeds, R2 on the test part (with the zCDP
+    # accounting this module used before the exact Gaussian-DP one): a synthetic table
+    # (15,000 training rows, y = sin(3 x1) + x2 x3 + noise, auto: 400 rounds) 0.704 with a
+    # total step of 10 against 0.697 with 60; diabetes (331 training rows, depth 2) 0.174
+    # with 10 rounds at learning rate 0.25, against 0.04 with 10 at 0.5, 0.04 to 0.07 with
+    # 20 rounds at 0.1 to 0.25 and 0.11 with 5 rounds (DP-LSSGD's defaults: 0.19).
+    # The classifier's 50 % rule and cap of 1,000 rounds did worse here (3 seeds, R2 at
+    # epsilon 0.5 / 1 / 2: the synthetic table 0.662 / 0.689 / 0.701 against 0.663 / 0.693
+    # / 0.706, diabetes 0.00 / -0.08 / 0.27 against 0.04 / 0.11 / 0.19): the regressor
+    # keeps 15 % and 400.
+    _HESSIAN_PER_ROW = 1.0
+    _MIN_ITER, _MAX_ITER, _NOISE_TO_LEAF = 10, 400, 0.15
+    _TOTAL_STEP, _MAX_LEARNING_RATE = 10.0, 0.25
+
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-5,
+        *,
+        bounds=None,
+        categorical_features=None,
+        categories=None,
+        max_bins=16,
+        max_iter="auto",
+        max_depth="auto",
+        learning_rate="auto",
+        l2_regularization=0.0,
+        bounds_y=None,
+        n_samples_public=False,
+        accountant=None,
+        random_state=None,
+    ):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.bounds = bounds
+        self.categorical_features = categorical_features
+        self.categories = categories
+        self.max_bins = max_bins
+        self.max_iter = max_iter
+        self.max_depth = max_depth
+        self.learning_rate = learning_rate
+        self.l2_regularization = l2_regularization
+        self.bounds_y = bounds_y
+        self.n_samples_public = n_samples_public
+        self.accountant = accountant
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the boosted trees with ``(epsilon, delta)``-differential privacy.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric features (categorical ones as numeric codes); NaN marks a missing value.
+        y : array-like of shape (n_samples,)
+            Target values.
+
+        Returns
+        -------
+        self : HistGradientBoostingRegressor
+            The fitted estimator.
+        """
+        rng = self._begin_fit(X)
+        X, y = validate_numeric(self, X, y, reset=True, dtype=np.float64,
+                                ensure_all_finite="allow-nan", y_numeric=True)
+        caveats = []
+        bins, n_bins = self._public_bins(X, caveats)
+        lower, upper, y_caveats = _target_bounds(self.bounds_y, y, type(self).__name__)
+        caveats += y_caveats
+        self.bounds_y_ = (lower, upper)
+        centre, half = 0.5 * (lower + upper), 0.5 * (upper - lower)
+        target = ((np.clip(y, lower, upper) - centre) / half)[:, None]
+        count = release_row_count(X.shape[0], float(self.epsilon),
+                                  public=bool(self.n_samples_public), rng=rng)
+        sensitivity = residual_sensitivity()
+        mu_start, *plan = self._rounds(count.n_plan, sensitivity)
+
+        # Starting score from the noisy sum of the scaled targets: each in [-1, 1], L2
+        # sensitivity 1, noise 1 / mu_start: mu_start-GDP (Dong, Roth and Su 2022, Theorem
+        # 2.7); divided by the number of rows planned on (public or already released).
+        total = rounded_gaussian_mechanism(float(np.sum(target)), 1.0, 1.0 / mu_start,
+                                           random_state=rng)
+        baseline = np.array([np.clip(total / max(count.n_plan, 1), -1.0, 1.0)])
+
+        def gradients(scores):
+            return (np.clip(scores - target, -RESIDUAL_CLIP, RESIDUAL_CLIP),
+                    np.ones_like(scores))
+
+        self._boost(bins, n_bins, baseline, gradients, sensitivity, plan, rng)
+        self._finish(count, mu_start, sensitivity, "the noisy sum of the scaled targets",
+                     caveats)
+        return self
+
+    def predict(self, X):
+        """The predicted target of each row, inside ``bounds_y_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Predicted values.
+        """
+        scores = self._raw_scores(X)[:, 0]
+        lower, upper = self.bounds_y_
+        return np.clip(0.5 * (lower + upper) + 0.5 * (upper - lower) * scores, lower, upper)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # Calibrated noise on the 200 rows of scikit-learn's regression check makes its
+        # R2 > 0.5 threshold a matter of chance, not of correctness.
+        tags.regressor_tags.poor_score = True
+        return tags

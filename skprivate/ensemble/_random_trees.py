@@ -15,17 +15,19 @@ contribution ``(g_1, .., g_K, h_1, .., h_K)`` placed in its leaves, and nothing 
 every other row's gradient depends on that row and on released values only. Its L2 norm is
 the sensitivity (:func:`row_sensitivity`); each row's contribution is scaled down to it in
 case floating point rounding exceeds the bound. The vector is released with
-:func:`~skprivate.mechanisms.granular_gaussian_mechanism` (exact discrete Gaussian noise on a
-power-of-two grid): ``rho = Delta**2 / (2 sigma**2)``-zCDP (Canonne, Kamath and Steinke 2020,
-Theorem 14). The rounds are chosen adaptively from earlier releases, and zCDP composes
-adaptively by adding ``rho`` (Bun and Steinke 2016, Lemma 2.3).
+:func:`~skprivate.mechanisms.rounded_gaussian_mechanism` (exact rounded Gaussian noise on a
+power-of-two grid): a post-processing of the continuous Gaussian mechanism with noise
+multiplier ``sigma / Delta`` (Dwork and Roth 2014, Proposition 2.1), so every guarantee of
+that mechanism holds, in particular ``Delta / sigma``-GDP (Dong, Roth and Su 2022, Theorem
+2.7). The rounds are chosen adaptively from earlier releases, and GDP composes adaptively
+and exactly: ``mu = sqrt(sum_t mu_t**2)`` (Dong, Roth and Su 2022, Corollary 3.3).
 """
 
 import math
 
 import numpy as np
 
-from ..mechanisms import granular_gaussian_mechanism
+from ..mechanisms import rounded_gaussian_mechanism
 
 __all__ = []
 
@@ -40,6 +42,22 @@ def row_sensitivity(n_scores):
     so ``||(g, h)||^2 <= 2 + 1/4``.
     """
     return math.sqrt(1.0 + 1.0 / 16.0) if n_scores == 1 else 1.5
+
+
+#: The squared loss's gradient, the residual ``score - target`` (target scaled to [-1, 1]),
+#: is clipped to ``[-RESIDUAL_CLIP, RESIDUAL_CLIP]``: at the start the score is the target's
+#: noisy mean, so only rows further than 1 (half the declared range) from it are clipped.
+RESIDUAL_CLIP = 1.0
+
+
+def residual_sensitivity():
+    """L2 norm bound of one row's ``(g, h)`` under the squared loss: ``sqrt(c**2 + 1)``.
+
+    ``g`` is the residual clipped to ``[-c, c]`` (``c = RESIDUAL_CLIP``) and ``h = 1`` (the
+    squared loss ``(s - v)**2 / 2`` has Hessian 1), so ``||(g, h)||^2 <= c**2 + 1``; the H sums
+    are the leaves' counts of rows.
+    """
+    return math.sqrt(RESIDUAL_CLIP**2 + 1.0)
 
 
 def draw_trees(rng, n_trees, depth, n_bins, categorical):
@@ -91,13 +109,16 @@ def clip_contributions(g, h, sensitivity):
     return g * factor[:, None], h * factor[:, None]
 
 
-def noisy_leaf_sums(leaves, g, h, n_leaves, sensitivity, sigma, rng):
-    """The granular Gaussian release of the leaf sums of ``g`` and ``h``: ``(G, H)``.
+def noisy_leaf_sums(leaves, g, h, n_leaves, sensitivity, sigma, rng, release=None):
+    """The rounded Gaussian release of the leaf sums of ``g`` and ``h``: ``(G, H)``.
 
     ``leaves`` of shape ``(n, K)``: each row's leaf in each of the round's ``K`` trees;
     ``g``, ``h`` of shape ``(n, K)``, already clipped (:func:`clip_contributions`). Returns
     two arrays of shape ``(K, n_leaves)``; their joint release is
-    ``sensitivity**2 / (2 sigma**2)``-zCDP (module docstring).
+    ``sensitivity / sigma``-GDP (module docstring). ``release``: a fit's
+    :class:`~skprivate._dpsgd._release.SecureGaussianRelease`, the same rounded Gaussian
+    release with the integer noise of the fit's rounds drawn in batches (the exact sampler
+    has a fixed cost per call); None draws this release's noise alone.
     """
     n_scores = g.shape[1]
     offset = leaves + n_leaves * np.arange(n_scores)[None, :]
@@ -106,5 +127,9 @@ def noisy_leaf_sums(leaves, g, h, n_leaves, sensitivity, sigma, rng):
         np.bincount(offset.ravel(), weights=g.ravel(), minlength=size),
         np.bincount(offset.ravel(), weights=h.ravel(), minlength=size),
     ])
-    released = granular_gaussian_mechanism(sums, sensitivity, sigma, random_state=rng)
+    if release is None:
+        released = rounded_gaussian_mechanism(sums, sensitivity, sigma / sensitivity,
+                                              random_state=rng)
+    else:
+        released = release(sums, sensitivity, sigma / sensitivity, rng)
     return released[:size].reshape(n_scores, n_leaves), released[size:].reshape(n_scores, n_leaves)

@@ -16,7 +16,7 @@ import pytest
 from scipy.special import expit, softmax
 
 from skprivate.accounting import BudgetAccountant
-from skprivate.accounting._zcdp import gaussian_rho, zcdp_epsilon
+from skprivate.accounting._zcdp import zcdp_epsilon
 from skprivate.ensemble import HistGradientBoostingClassifier
 from skprivate.ensemble._binning import public_bins
 from skprivate.ensemble._gradient_boosting import auto_depth, auto_max_iter
@@ -140,8 +140,16 @@ def test_leaf_sum_noise_has_the_claimed_standard_deviation():
 
 def test_auto_plan_from_public_numbers():
     assert [auto_depth(n) for n in (100, 4_000, 16_000, 10**6)] == [2, 2, 4, 4]
-    rounds = [auto_max_iter(n, 4, 0.02, 1.03) for n in (1_000, 10_000, 30_000, 10**6)]
-    assert rounds == sorted(rounds) and rounds[0] == 20 and rounds[-1] == 400
+    rounds = [auto_max_iter(n, 4, 0.2, 1.03) for n in (1_000, 10_000, 30_000, 10**6)]
+    assert rounds == sorted(rounds) and rounds[0] == 20 and rounds[-1] == 1000
+
+
+def pld_epsilon(noise_multipliers, delta):
+    """Epsilon of Gaussian releases ``{noise multiplier: count}`` by dp-accounting's PLD."""
+    accountant = dp_accounting.pld.PLDAccountant(value_discretization_interval=1e-4)
+    for multiplier, count in noise_multipliers.items():
+        accountant.compose(dp_accounting.GaussianDpEvent(multiplier), count)
+    return accountant.get_epsilon(delta)
 
 
 @pytest.mark.parametrize("n_samples_public", [False, True])
@@ -153,21 +161,20 @@ def test_spend_is_within_epsilon_by_an_independent_accountant(epsilon, n_samples
         random_state=0).fit(X, y)
     assert clf.epsilon_ == epsilon and clf.delta_ == 1e-5
     report = clf.privacy_report_
-    # rho recomputed from the released plan: the rounds' noise and the class counts' share
+    # mu recomputed from the released plan: the rounds' noise and the start's 2 % share
     sensitivity = math.sqrt(1 + 1 / 16)
-    rho_rounds = clf.n_iter_ * gaussian_rho(sensitivity, clf.noise_std_)
-    assert report["rho (zCDP, starting scores and rounds)"] == pytest.approx(
-        rho_rounds / 0.98, rel=1e-9)
+    mu = report["mu (GDP, starting scores and rounds)"]
+    assert mu**2 == pytest.approx(clf.n_iter_ * (sensitivity / clf.noise_std_) ** 2 / 0.98,
+                                  rel=1e-9)
     count_epsilon = 0.0 if n_samples_public else 0.05 * epsilon
-    rho = report["rho (zCDP, starting scores and rounds)"]
-    assert count_epsilon + zcdp_epsilon(rho, 1e-5) <= epsilon
-    # dp-accounting converts the same rho on its grid of orders: never below ours, and
-    # within its grid's coarseness of the budget
-    accountant = dp_accounting.rdp.RdpAccountant()
-    accountant.compose(dp_accounting.ZCDpEvent(rho))
-    independent = accountant.get_epsilon(1e-5)
-    assert zcdp_epsilon(rho, 1e-5) <= independent * (1 + 1e-9)
+    # dp-accounting's PLD accountant on the same Gaussian releases (the rounded Gaussian
+    # is their post-processing): within the budget, and the budget is used
+    independent = pld_epsilon({clf.noise_std_ / sensitivity: clf.n_iter_,
+                               report["noise std (starting scores)"]: 1}, 1e-5)
     assert count_epsilon + independent <= epsilon * (1 + 1e-3)
+    assert count_epsilon + independent >= epsilon * (1 - 1e-2)
+    # the zCDP conversion of the same noise would have claimed more
+    assert count_epsilon + zcdp_epsilon(mu**2 / 2, 1e-5) > epsilon * 1.05
     assert ("treated as public" in report["number of rows"]) == n_samples_public
 
 

@@ -323,3 +323,14 @@ def test_space_caveats_name_every_bound_a_candidate_reads_from_the_rows():
     # a classifier search states the label set it read, in the past tense
     caveats = space_caveats(DPLSSGDClassifier(), [{}], np.array([0, 1]))
     assert "labels_from_data" in _caveats.caveat_codes(caveats)
+
+
+def test_planned_caveats_name_x_and_y_bounds_both_read_from_the_rows():
+    # bounds=None and bounds_y=None on the boosting regressor: both ranges are read from the
+    # rows, and the caveats decided from the parameters say so for each.
+    from skprivate.accounting._leaks import parameter_caveats
+    from skprivate.ensemble import HistGradientBoostingRegressor
+
+    caveats = parameter_caveats(HistGradientBoostingRegressor(bounds=None, bounds_y=None))
+    text = " ".join(str(c) for c in caveats)
+    assert "bounds was None" in text and "bounds_y was None" in text, caveats

@@ -190,6 +190,13 @@ def test_default_student_is_boosting_for_two_classes_and_many_queries(n_classes,
         clf.fit(X[:1200], y[:1200], X_public=X[1200:])
     assert type(clf.student_).__name__ == expected
     assert clf.privacy_report_["student"] == expected
+    if expected == "RandomForestClassifier":
+        # Leaves of at least 5 rows average neighbouring noisy answers (fully grown trees
+        # fit each one's noise: _labelling._STUDENT_MIN_SAMPLES_LEAF).
+        assert clf.student_.min_samples_leaf == 5
+        tree = clf.student_.estimators_[0].tree_
+        leaves = tree.children_left == -1
+        assert tree.n_node_samples[leaves].min() >= 5
     # A teacher given: the student is its clone, whatever the number of queries.
     given = PATEClassifier(DecisionTreeClassifier(max_depth=4), n_teachers=4, noise_scale=1.0,
                            n_queries=n_queries, epsilon=None, random_state=0)
