@@ -118,7 +118,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from ..mechanisms import discrete_gaussian_rational_sigma2, discrete_laplace_rational_scale
 from ..mechanisms._discrete import MAX_GAUSSIAN_SIGMA, MAX_LAPLACE_SCALE
-from ._calibrate import solve_monotone
+from ._calibrate import NoFeasiblePointError, solve_monotone
 from ._sgm import _quiet_dp_accounting
 
 try:  # the PLD accountant of dp_accounting (a dependency of the package)
@@ -632,10 +632,13 @@ def gdp_epsilon(mu, delta):
         return 0.0
     # The smallest epsilon whose delta is within the target (the package's one calibration
     # solver: the returned point was evaluated and found within it, so never below the root).
-    return float(solve_monotone(
-        lambda eps: excess(eps) + delta, delta, increasing=False, lower=1e-12, upper=1e6,
-        start=1.0, xtol=1e-12,
-    ))
+    try:
+        return float(solve_monotone(
+            lambda eps: excess(eps) + delta, delta, increasing=False, lower=1e-12, upper=1e6,
+            start=1.0, xtol=1e-12,
+        ))
+    except NoFeasiblePointError:  # beyond 1e6: report inf, never a number below the root
+        return math.inf
 
 
 def _pld_epsilon(scale, n_answered, sigma1, n_queries, delta):

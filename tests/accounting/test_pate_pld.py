@@ -126,3 +126,11 @@ def test_lnmax_keeps_rdp_or_basic_composition():
     cost = pate_epsilon(np.zeros((100, 2), dtype=int), mechanism="laplace", noise_scale=20.0,
                         delta=DELTA, data_dependent=False)
     assert cost.accounting_data_independent in ("rdp", "basic")
+
+
+def test_gdp_epsilon_beyond_its_range_is_infinite_not_an_error():
+    # mu = 1e4 needs an epsilon of about 5e7, beyond the search range: the bound is inf
+    # (never a number below the root), so a calibration over mu can step back from it
+    # (the boosting estimators at epsilon=1e6 crashed here).
+    assert gdp_epsilon(1e4, 1e-5) == float("inf")
+    assert 1e5 < gdp_epsilon(1e3, 1e-5) < 1e6
