@@ -66,12 +66,7 @@ _PERMUTE_AND_FLIP = (
 )
 
 #: Every released value that carries continuous noise (see the module docstring).
-CONTINUOUS_RELEASES = (
-    ContinuousRelease(
-        _SEARCHES, ("best_estimator_",), None, None, "the released run's fitted estimator",
-        "its own releases, as listed for its class",
-    ),
-)
+CONTINUOUS_RELEASES = ()
 
 
 #: Released values that vary between seeds by non-integer amounts but carry no
@@ -81,6 +76,10 @@ CONTINUOUS_RELEASES = (
 #: function of such releases and public numbers only. Same fields as
 #: :data:`CONTINUOUS_RELEASES`; ``mechanism`` names the discrete noise.
 SECURE_RELEASES = (
+    ContinuousRelease(
+        _SEARCHES, ("best_estimator_",), None, None, "the released run's fitted estimator",
+        "its own releases, as listed for its class in this table",
+    ),
     ContinuousRelease(
         _DPSGD_LINEAR, ("coef_", "intercept_"), None, None, "the trained model",
         "DP-SGD with rounded Gaussian noise (``rounded_gaussian_mechanism``): each step's "
@@ -299,6 +298,9 @@ def render_table(releases=CONTINUOUS_RELEASES,
     (``render_table(SECURE_RELEASES, SECURE_TITLE)``) between its ``secure-inventory``
     markers.
     """
+    if not releases:  # reStructuredText has no empty list-table
+        return ("No fitted estimator releases a value that carries continuous noise with the "
+                "default configuration\n(``set_config(secure_noise=True)``).\n")
     lines = [
         f".. list-table:: {title}",
         "   :header-rows: 1",
