@@ -54,7 +54,14 @@ from ..mechanisms import rounded_gaussian_mechanism
 from ..preprocessing._common import resolve_bounds
 from ..utils._docstrings import SHARED_DOCS, Substitution
 from ..utils._validation import validate_numeric
-from ._binning import GRID_CELLS, grid_counts, public_bins, quantile_edges, uniform_edges
+from ._binning import (
+    GRID_CELLS,
+    PRIOR_MASS,
+    grid_counts,
+    public_bins,
+    quantile_edges,
+    uniform_edges,
+)
 from ._random_trees import (
     RESIDUAL_CLIP,
     clip_contributions,
@@ -72,8 +79,10 @@ __all__ = ["HistGradientBoostingClassifier", "HistGradientBoostingRegressor"]
 # Adult's training rows.
 _START_SHARE = 0.02
 
-# Share of mu**2 spent on the numeric features' noisy histograms (binning="quantile").
-_BINS_SHARE = 0.1
+# binning="quantile": share of mu**2 spent on the numeric features' noisy histograms, and
+# the fewest rows planned on, in multiples of the uniform mass quantile_edges adds, for
+# which they are released at all (measurements: the gradient-boosting user guide).
+_BINS_SHARE, _BINS_MIN_ROWS = 0.1, 2.0
 
 # The "auto" plan, measured on Adult (32,561 rows, 5 numeric and 8 categorical features,
 # epsilon 0.5 to 2, 2 seeds each) with benchmarks/boosting.py and the interaction table:
@@ -251,19 +260,26 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
     def _count_epsilon(self):
         return 0.0 if self.n_samples_public else float(COUNT_SHARE * float(self.epsilon))
 
-    def _mu_shares(self, n_numeric):
+    def _mu_shares(self, n_numeric, n_plan):
         """``(mu_start, mu_bins, mu_trees)``: the GDP budget's parts, from public numbers.
 
-        ``mu_bins`` is 0 unless ``binning="quantile"`` and there is a numeric feature.
+        ``mu_bins`` is 0 unless ``binning="quantile"``, there is a numeric feature, and the
+        rows planned on are at least ``_BINS_MIN_ROWS`` times the uniform mass
+        :func:`._binning.quantile_edges` adds (else the edges would come out equal-width
+        whatever the rows: the histogram would spend budget for nothing).
         """
         mu = gdp_budget(rest_epsilon(self.epsilon, self._count_epsilon()), float(self.delta))
-        bins_share = _BINS_SHARE if self.binning == "quantile" and n_numeric else 0.0
+        bins_share = 0.0
+        if self.binning == "quantile" and n_numeric:
+            noise = math.sqrt(n_numeric) / (math.sqrt(_BINS_SHARE) * mu)
+            if n_plan >= _BINS_MIN_ROWS * int(self.max_bins) * PRIOR_MASS * noise:
+                bins_share = _BINS_SHARE
         return (math.sqrt(_START_SHARE) * mu, math.sqrt(bins_share) * mu,
                 math.sqrt(1.0 - _START_SHARE - bins_share) * mu)
 
     def _rounds(self, n_plan, sensitivity):
         """``(mu_start, sigma, n_iter, depth, learning_rate)`` from public numbers."""
-        mu_start, _, mu_trees = self._mu_shares(int(np.sum(~self._categorical)))
+        mu_start, _, mu_trees = self._mu_shares(int(np.sum(~self._categorical)), n_plan)
         depth = auto_depth(n_plan) if self.max_depth == "auto" else int(self.max_depth)
         n_iter = (auto_max_iter(n_plan, depth, mu_trees, sensitivity, self._HESSIAN_PER_ROW,
                                 self._MIN_ITER, self._MAX_ITER, self._NOISE_TO_LEAF)
@@ -286,7 +302,7 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
             self._reserve_plan(None)
         return self._noise_rng()
 
-    def _public_bins(self, X, caveats, rng):
+    def _public_bins(self, X, caveats, n_plan, rng):
         """Bins of ``X`` (feature-major) from the declared ranges and categories and, with
         ``binning="quantile"``, the noisy histogram of the numeric features (released here,
         ``mu_bins``-GDP)."""
@@ -306,7 +322,7 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         edges = [uniform_edges(lower[j], upper[j], max_bins) if j in numeric else None
                  for j in range(X.shape[1])]
         self._edges, self._bins_noise = None, None
-        _, mu_bins, _ = self._mu_shares(len(numeric))
+        _, mu_bins, _ = self._mu_shares(len(numeric), n_plan)
         if mu_bins > 0:
             # One row changes one grid cell of each numeric feature by 1: L2 sensitivity
             # sqrt(d), noise sqrt(d) / mu_bins, mu_bins-GDP (Dong, Roth and Su 2022, Theorem
@@ -728,9 +744,9 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting)
         check_classification_targets(y)
         self.classes_, y_index, caveats = _resolve_classes(type(self).__name__,
                                                            self.classes, y)
-        bins, n_bins = self._public_bins(X, caveats, rng)
         count = release_row_count(X.shape[0], float(self.epsilon),
                                   public=bool(self.n_samples_public), rng=rng)
+        bins, n_bins = self._public_bins(X, caveats, count.n_plan, rng)
         n_classes = len(self.classes_)
         n_scores = 1 if n_classes == 2 else n_classes
         sensitivity = row_sensitivity(n_scores)
@@ -1022,14 +1038,14 @@ class HistGradientBoostingRegressor(RegressorMixin, _BaseHistGradientBoosting):
         X, y = validate_numeric(self, X, y, reset=True, dtype=np.float64,
                                 ensure_all_finite="allow-nan", y_numeric=True)
         caveats = []
-        bins, n_bins = self._public_bins(X, caveats, rng)
+        count = release_row_count(X.shape[0], float(self.epsilon),
+                                  public=bool(self.n_samples_public), rng=rng)
+        bins, n_bins = self._public_bins(X, caveats, count.n_plan, rng)
         lower, upper, y_caveats = _target_bounds(self.bounds_y, y, type(self).__name__)
         caveats += y_caveats
         self.bounds_y_ = (lower, upper)
         centre, half = 0.5 * (lower + upper), 0.5 * (upper - lower)
         target = ((np.clip(y, lower, upper) - centre) / half)[:, None]
-        count = release_row_count(X.shape[0], float(self.epsilon),
-                                  public=bool(self.n_samples_public), rng=rng)
         sensitivity = residual_sensitivity()
         mu_start, *plan = self._rounds(count.n_plan, sensitivity)
 

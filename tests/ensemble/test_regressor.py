@@ -72,7 +72,7 @@ def test_leaf_values_are_mean_residual_steps():
 
 @pytest.mark.parametrize("n_samples_public", [False, True])
 def test_spend_is_within_epsilon_by_an_independent_accountant(n_samples_public):
-    X, y = _nonlinear(3_000, 2)
+    X, y = _nonlinear(6_000, 2)
     reg = HistGradientBoostingRegressor(
         epsilon=1.0, bounds=(-1, 1), bounds_y=(-3, 3), n_samples_public=n_samples_public,
         random_state=0).fit(X, y)
@@ -81,8 +81,9 @@ def test_spend_is_within_epsilon_by_an_independent_accountant(n_samples_public):
     mu = report["mu (GDP, starting scores and rounds)"]
     assert mu**2 == pytest.approx(reg.n_iter_ * 2 / reg.noise_std_**2 / 0.88, rel=1e-9)
     count_epsilon = 0.0 if n_samples_public else 0.05
-    # the bin histograms of the 6 numeric features: sensitivity sqrt(6)
+    # the bin histograms of the 6 numeric features: sensitivity sqrt(6), 10 % of mu**2
     bins_multiplier = report["noise std (bin histograms)"] / math.sqrt(6)
+    assert bins_multiplier**-2 == pytest.approx(0.1 * mu**2)
     independent = pld_epsilon({reg.noise_std_ / math.sqrt(2): reg.n_iter_,
                                report["noise std (starting scores)"]: 1,
                                bins_multiplier: 1}, 1e-5)
