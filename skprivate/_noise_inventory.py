@@ -214,14 +214,23 @@ SECURE_RELEASES = (
         "Laplace counts for the radius",
     ),
     ContinuousRelease(
-        ("HistGradientBoostingClassifier",),
-        ("leaf_values_", "baseline_prediction_", "bin_edges_"), None, None,
+        ("HistGradientBoostingClassifier",), ("leaf_values_", "baseline_prediction_"), None,
+        None,
         "the trees' leaf values (Newton steps from each round's noisy leaf sums of gradients "
-        "and Hessians), the starting scores (from the noisy class counts) and the numeric "
-        "features' bin edges (quantiles of their noisy histograms on a public grid)",
+        "and Hessians) and the starting scores (from the noisy class counts)",
         "rounded Gaussian (``rounded_gaussian_mechanism``, Gaussian DP composed exactly) on "
-        "each round's leaf sums, on the class counts and on the histograms; the values are "
-        "functions of those releases and public numbers",
+        "each round's leaf sums and on the class counts; the values are functions of those "
+        "releases and public numbers",
+    ),
+    ContinuousRelease(
+        ("HistGradientBoostingClassifier", "HistGradientBoostingRegressor"), ("bin_edges_",),
+        '``binning="quantile"`` (the default), when the rows planned on are enough for the '
+        "histograms to be released",
+        _param_is("binning", "quantile"),
+        "the numeric features' bin edges: quantiles of their noisy histograms on a public "
+        "grid (equal-width edges where those histograms show balanced equal bins)",
+        "rounded Gaussian (``rounded_gaussian_mechanism``, composed exactly with the fit's "
+        "other Gaussian releases) on the histograms; the edges are their post-processing",
     ),
     ContinuousRelease(
         ("StandardScaler",), ("mean_", "var_", "scale_"), None, None,
@@ -264,15 +273,14 @@ SECURE_RELEASES = (
         "calibration to (epsilon2, delta2), projected onto the public ball",
     ),
     ContinuousRelease(
-        ("HistGradientBoostingRegressor",),
-        ("leaf_values_", "baseline_prediction_", "bin_edges_"), None, None,
+        ("HistGradientBoostingRegressor",), ("leaf_values_", "baseline_prediction_"), None,
+        None,
         "the trees' leaf values (Newton steps, mean clipped residuals, from each round's "
-        "noisy leaf sums of residuals and row counts), the starting score (the noisy sum "
-        "of the scaled targets over the number of rows planned on) and the numeric "
-        "features' bin edges (quantiles of their noisy histograms on a public grid)",
+        "noisy leaf sums of residuals and row counts) and the starting score (the noisy sum "
+        "of the scaled targets over the number of rows planned on)",
         "rounded Gaussian (``rounded_gaussian_mechanism``, Gaussian DP composed exactly) on "
-        "each round's leaf sums, on the sum of the targets and on the histograms; the values "
-        "are functions of those releases and public numbers",
+        "each round's leaf sums and on the sum of the targets; the values are functions of "
+        "those releases and public numbers",
     ),
 )
 
