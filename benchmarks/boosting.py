@@ -13,6 +13,8 @@ argument runs that many seeds). Two tables:
 * breast cancer (scikit-learn's, 569 rows, 30 features): scaled to ``[0, 1]`` by the range of
   the whole table, taken as public as in the other benchmarks (``bounds=(0, 1)``), split
   70 / 30 stratified.
+* a wide synthetic table (``make_classification``: 20,000 rows, 30 features, 10
+  informative, 20 % positives), scaled and split as breast cancer (14,000 training rows).
 
 Every private estimator runs with its defaults (only the public ranges, categories and
 classes are given) at epsilon 0.5, 1 and 2, 3 seeds; accuracy, ROC AUC, the share of test
@@ -36,7 +38,7 @@ import warnings
 
 import numpy as np
 from _results import markdown_table, versions, write
-from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.datasets import load_breast_cancer, load_diabetes, make_classification
 from sklearn.ensemble import HistGradientBoostingClassifier as SklearnHGB
 from sklearn.ensemble import HistGradientBoostingRegressor as SklearnHGBRegressor
 from sklearn.metrics import r2_score, roc_auc_score
@@ -138,6 +140,15 @@ def tables():
         "linear": (X, y, X_test, y_test),
         "sklearn": (X, y, X_test, y_test, {}),
     }
+    X, y = make_classification(n_samples=20_000, n_features=30, n_informative=10,
+                               weights=[0.8], random_state=0)
+    X, X_test, y, y_test = train_test_split(MinMaxScaler().fit_transform(X), y,
+                                            test_size=0.3, stratify=y, random_state=0)
+    yield "wide synthetic", {
+        "boosting": (X, y, X_test, y_test, {"bounds": (0.0, 1.0)}),
+        "linear": (X, y, X_test, y_test),
+        "sklearn": (X, y, X_test, y_test, {}),
+    }
 
 
 def main(epsilons=EPSILONS, seeds=SEEDS):
@@ -173,7 +184,7 @@ def main(epsilons=EPSILONS, seeds=SEEDS):
         "# Private gradient boosting (benchmarks/boosting.py)",
         "",
         f"Defaults, {len(seeds)} seeds (mean); test sets: Adult's test file, 10,000 fresh "
-        "rows of the interaction table, 30 % of breast cancer.",
+        "rows of the interaction table, 30 % of breast cancer and of the wide synthetic table.",
         "",
         *markdown_table(header, [[
             r["table"], r["model"], "-" if r["epsilon"] is None else f"{r['epsilon']:g}",

@@ -222,6 +222,16 @@ SECURE_RELEASES = (
         "releases and public numbers",
     ),
     ContinuousRelease(
+        ("HistGradientBoostingClassifier", "HistGradientBoostingRegressor"), ("bin_edges_",),
+        '``binning="quantile"`` (the default), when the rows planned on are enough for the '
+        "histograms to be released",
+        _param_is("binning", "quantile"),
+        "the numeric features' bin edges: quantiles of their noisy histograms on a public "
+        "grid (equal-width edges where those histograms show balanced equal bins)",
+        "rounded Gaussian (``rounded_gaussian_mechanism``, composed exactly with the fit's "
+        "other Gaussian releases) on the histograms; the edges are their post-processing",
+    ),
+    ContinuousRelease(
         ("StandardScaler",), ("mean_", "var_", "scale_"), None, None,
         "the private mean and variance of each feature (the noisy number of rows they divide "
         "by, ``n_samples_seen_``, is an integer)",

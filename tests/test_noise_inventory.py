@@ -92,8 +92,10 @@ CONFIGS = [
     # epsilon 0.3: the noise ridge is positive and the radius varies between seeds
     ("LinearRegression", {"bounds_X": (0.0, 1.0), "bounds_y": (0.0, 1.0), "epsilon": 0.3}),
     ("Ridge", {"bounds_X": (0.0, 1.0), "bounds_y": (0.0, 1.0), "epsilon": 0.3}),
-    ("HistGradientBoostingClassifier", {}),
-    ("HistGradientBoostingRegressor", {}),
+    # epsilon 20: enough for 400 rows' histograms to be released (quantile bin edges)
+    ("HistGradientBoostingClassifier", {"epsilon": 20.0}),
+    ("HistGradientBoostingClassifier", {"binning": "uniform"}),
+    ("HistGradientBoostingRegressor", {"epsilon": 20.0}),
 ]
 
 # Fitted values a seed changes that are not noise.

@@ -18,7 +18,13 @@ from scipy.special import expit, softmax
 from skprivate.accounting import BudgetAccountant
 from skprivate.accounting._zcdp import zcdp_epsilon
 from skprivate.ensemble import HistGradientBoostingClassifier
-from skprivate.ensemble._binning import public_bins
+from skprivate.ensemble._binning import (
+    GRID_CELLS,
+    grid_counts,
+    public_bins,
+    quantile_edges,
+    uniform_edges,
+)
 from skprivate.ensemble._gradient_boosting import auto_depth, auto_max_iter
 from skprivate.ensemble._random_trees import (
     draw_trees,
@@ -161,16 +167,25 @@ def test_spend_is_within_epsilon_by_an_independent_accountant(epsilon, n_samples
         random_state=0).fit(X, y)
     assert clf.epsilon_ == epsilon and clf.delta_ == 1e-5
     report = clf.privacy_report_
-    # mu recomputed from the released plan: the rounds' noise and the start's 2 % share
+    # mu recomputed from the released plan: the rounds' noise, the start's 2 % share and
+    # the bin histograms' 10 % (4 numeric features: sensitivity 2), released at epsilon 2
+    # only: at 0.5 their noise would leave 3,000 rows' edges equal-width anyway
+    bins_noise = report["noise std (bin histograms)"]
+    assert (bins_noise is None) == (epsilon == 0.5)
+    bins_share = 0.0 if bins_noise is None else 0.1
     sensitivity = math.sqrt(1 + 1 / 16)
     mu = report["mu (GDP, starting scores and rounds)"]
-    assert mu**2 == pytest.approx(clf.n_iter_ * (sensitivity / clf.noise_std_) ** 2 / 0.98,
-                                  rel=1e-9)
+    assert mu**2 == pytest.approx(
+        clf.n_iter_ * (sensitivity / clf.noise_std_) ** 2 / (0.98 - bins_share), rel=1e-9)
+    releases = {clf.noise_std_ / sensitivity: clf.n_iter_,
+                report["noise std (starting scores)"]: 1}
+    if bins_noise is not None:
+        assert (2 / bins_noise) ** 2 == pytest.approx(0.1 * mu**2)
+        releases[bins_noise / 2] = 1
     count_epsilon = 0.0 if n_samples_public else 0.05 * epsilon
     # dp-accounting's PLD accountant on the same Gaussian releases (the rounded Gaussian
     # is their post-processing): within the budget, and the budget is used
-    independent = pld_epsilon({clf.noise_std_ / sensitivity: clf.n_iter_,
-                               report["noise std (starting scores)"]: 1}, 1e-5)
+    independent = pld_epsilon(releases, 1e-5)
     assert count_epsilon + independent <= epsilon * (1 + 1e-3)
     assert count_epsilon + independent >= epsilon * (1 - 1e-2)
     # the zCDP conversion of the same noise would have claimed more
@@ -193,8 +208,10 @@ def test_the_accountant_is_charged_before_any_value_is_read():
 def test_tree_shapes_do_not_depend_on_the_rows():
     X, y = _interaction(2_000, 2)
     X_other, y_other = _interaction(2_000, 3)
+    # (on the bins of the declared ranges; quantile bins are a release, and the splits are
+    # drawn among them without the rows: test_quantile_bins_are_a_post_processing)
     fits = [HistGradientBoostingClassifier(bounds=(-1, 1), classes=[0, 1], random_state=7,
-                                           n_samples_public=True).fit(A, b)
+                                           binning="uniform", n_samples_public=True).fit(A, b)
             for A, b in ((X, y), (X_other, y_other))]
     np.testing.assert_array_equal(fits[0]._features, fits[1]._features)
     np.testing.assert_array_equal(fits[0]._go_right, fits[1]._go_right)
@@ -285,7 +302,7 @@ def test_leaf_values_are_newton_steps_of_the_leaf_sums():
     X, y = _interaction(400, 11)
     clf = HistGradientBoostingClassifier(
         epsilon=1e4, bounds=(-1, 1), classes=[0, 1], max_iter=1, max_depth=2,
-        learning_rate=0.5, l2_regularization=3.0, n_samples_public=True,
+        learning_rate=0.5, l2_regularization=3.0, n_samples_public=True, binning="uniform",
         random_state=0).fit(X, y)
     p = expit(np.full(len(y), clf.baseline_prediction_[0]))
     assert clf.baseline_prediction_[0] == pytest.approx(np.log(y.sum() / (len(y) - y.sum())),
@@ -313,3 +330,81 @@ def test_only_categorical_features_need_no_bounds():
             categorical_features=[True, True], categories=[[0, 1, 2], [0, 1, 2]],
             classes=[0, 1]).fit(X, y)
     assert clf.privacy_report_.caveat_codes == []
+
+
+# --- private quantile bins -----------------------------------------------------------------
+
+
+def test_grid_counts_count_each_cell_and_a_row_moves_one_cell_per_feature():
+    rng = np.random.default_rng(13)
+    X = np.column_stack([rng.uniform(-2, 2, 500), rng.exponential(3.0, 500)])
+    X[::9, 1] = np.nan
+    counts = grid_counts(X, np.array([-1.0, 0.0]), np.array([1.0, 10.0]))
+    assert counts.shape == (2, GRID_CELLS)
+    for j, (low, high) in enumerate([(-1.0, 1.0), (0.0, 10.0)]):
+        values = np.clip(X[:, j][~np.isnan(X[:, j])], low, high)
+        expected, _ = np.histogram(values, bins=np.linspace(low, high, GRID_CELLS + 1))
+        np.testing.assert_array_equal(counts[j], expected)
+    # removing any one row changes the vector by at most sqrt(2) (the release's sensitivity)
+    for i in (0, 9, 100):
+        change = counts - grid_counts(np.delete(X, i, axis=0), np.array([-1.0, 0.0]),
+                                      np.array([1.0, 10.0]))
+        assert np.sum(change**2) == (1 if np.isnan(X[i, 1]) else 2)
+
+
+def test_quantile_edges_follow_the_rows_and_give_a_point_mass_its_own_bin():
+    # 90 % of the rows at 0 (capital gain), the rest spread over [2000, 6000], range 0 to 1e5
+    rng = np.random.default_rng(14)
+    values = np.where(rng.uniform(size=20_000) < 0.9, 0.0, rng.uniform(2000, 6000, 20_000))
+    counts = grid_counts(values[:, None], np.zeros(1), np.array([1e5]))[0]
+    edges = quantile_edges(counts, 0.0, 1e5, 16, noise_std=1.0)
+    cell = 1e5 / GRID_CELLS
+    assert edges[0] == pytest.approx(cell)  # the point mass at 0: one bin
+    # most of the other edges where the rows are (a few in the empty tail: the uniform
+    # prior mass of quantile_edges)
+    assert np.sum((edges > 2000 - cell) & (edges < 6000 + cell)) >= 10
+    # equal-width bins put every nonzero value in one bin
+    assert np.unique(np.searchsorted(uniform_edges(0.0, 1e5, 16), values[values > 0])).size \
+        == 1
+
+
+def test_quantile_edges_fall_back_to_equal_widths_when_the_noise_dominates():
+    counts = np.zeros(GRID_CELLS)
+    counts[:8] = 5.0  # a few rows, under the empty-cell threshold of noise 100
+    edges = quantile_edges(counts, 0.0, 1.0, 16, noise_std=100.0)
+    np.testing.assert_allclose(edges, uniform_edges(0.0, 1.0, 16), atol=1 / GRID_CELLS)
+
+
+def test_quantile_bins_are_released_and_the_trees_route_on_them():
+    # bin_edges_ holds each feature's range and released inner edges; the trees' splits
+    # are drawn among the bins they define, and prediction bins by the same edges.
+    X, y = _interaction(2_000, 15)
+    clf = HistGradientBoostingClassifier(bounds=(-1, 1), classes=[0, 1], random_state=3,
+                                         n_samples_public=True).fit(X, y)
+    for j in range(4):
+        assert clf.bin_edges_[j][0] == -1 and clf.bin_edges_[j][-1] == 1
+        assert np.all(np.diff(clf.bin_edges_[j]) > 0)
+    bins, n_bins = public_bins(X, np.full(4, -1.0), np.ones(4), np.zeros(4, bool), [], 16,
+                               edges=[e[1:-1] for e in clf.bin_edges_])
+    assert np.all(n_bins == [len(e) for e in clf.bin_edges_])  # and the NaN bin
+    assert clf._go_right.shape[-1] == np.max(n_bins)
+    leaves = leaf_index(np.ascontiguousarray(bins.T), clf._features[0, 0],
+                        clf._go_right[0, 0])
+    assert leaves.max() < 2**clf.max_depth_
+    np.testing.assert_array_equal(clf.predict(X), clf.predict(X.copy()))
+    with pytest.raises(ValueError, match="binning"):
+        HistGradientBoostingClassifier(binning="kmeans", bounds=(-1, 1)).fit(X, y)
+
+
+def test_quantile_bins_find_a_threshold_inside_a_heavy_tail():
+    # A capital-gain-like feature: 0 for most rows, the label set by a threshold at 3,000
+    # inside a range declared as (0, 100,000): equal-width bins cannot resolve it.
+    rng = np.random.default_rng(16)
+    n = 20_000
+    gain = np.where(rng.uniform(size=n) < 0.6, 0.0, rng.uniform(1000, 5000, n))
+    X = np.column_stack([gain, rng.uniform(0, 1, n)])
+    y = (gain > 3000).astype(int)
+    scores = {binning: HistGradientBoostingClassifier(
+        bounds=(0, 1e5), classes=[0, 1], binning=binning, random_state=0).fit(X, y).score(X, y)
+        for binning in ("quantile", "uniform")}
+    assert scores["quantile"] > 0.95 and scores["uniform"] < 0.85
