@@ -482,6 +482,45 @@ def pate_student(data):
     return rows
 
 
+def nonlinear(data):
+    """Per table at epsilon 1 (or the run's first epsilon): the best private model's accuracy
+    against non-private gradient boosting on the same features."""
+    rows = data["rows"]
+    eps = 1.0 if any(r["epsilon"] == 1.0 for r in rows) else data["settings"]["epsilons"][0]
+    out = []
+    for table in dict.fromkeys(r["table"] for r in rows):
+        means = {}
+        for model in dict.fromkeys(r["model"] for r in rows if r["table"] == table):
+            values = [r["accuracy"] for r in rows if r["table"] == table
+                      and r["model"] == model and r["epsilon"] in (eps, None)]
+            if values:
+                means[model] = sum(values) / len(values)
+        private = {m: v for m, v in means.items() if "not private" not in m
+                   and m != "majority class"}
+        if not private:
+            continue
+        best = max(private, key=private.get)
+        reference = means.get("sklearn HGB (not private)")
+        out.append((
+            f"{table}: best private classifier at epsilon {eps:g}, {len(data['seeds'])} seeds",
+            f"{best} {private[best]:.3f}",
+            f"non-private boosting {_num(reference)}",
+            f"{100 * (private[best] - reference):+.1f} points" if reference is not None
+            else NONE,
+        ))
+    return out
+
+
+def rounded_sampler(data):
+    rows = data["rows"]
+    return [(
+        "exact rounded Gaussian sampler, ns per value",
+        _join(f"{r['case']}: {r['new (ns/value)']:.0f}" for r in rows),
+        f"previous exact sampler; NumPy standard_normal {data['standard_normal_ns']:.0f}",
+        "speed-up " + _join(f"{r['speed-up']:.1f}x" for r in rows),
+    )]
+
+
 RULES = {
     "accounting_speed": accounting_speed,
     "audit_canary": audit_canary,
@@ -493,12 +532,14 @@ RULES = {
     "dropout_stability": dropout_stability,
     "dropout_regime": dropout_regime,
     "gems_digits": gems_digits,
+    "nonlinear": nonlinear,
     "pate_adult": pate_adult,
     "pate_label_ceiling": pate_label_ceiling,
     "pate_small": pate_small,
     "pate_student": pate_student,
     "private_preprocessing": private_preprocessing,
     "private_search": private_search,
+    "rounded_sampler": rounded_sampler,
     "scale": scale,
 }
 
