@@ -15,7 +15,8 @@ from ..mechanisms import (
 )
 from ..mechanisms._discrete import _GAUSSIAN_NUMERATOR_BITS, _round_up_rational
 from ..mechanisms._rounded import sample_rounded_gaussian
-from ..mechanisms._selection import permute_and_flip
+from ..mechanisms._quantile import quantile_candidates as _quantile_candidates
+from ..mechanisms._quantile import rank_quantile_index
 from ..mechanisms._validation import exact_fraction
 from ..utils._validation import check_bounds_pair, validate_numeric
 
@@ -112,19 +113,9 @@ QUANTILE_RESOLUTION = 4096
 
 
 def quantile_candidates(lower, upper, resolution=QUANTILE_RESOLUTION):
-    """The ``resolution + 1`` evenly spaced candidates of each feature's public range.
-
-    Returns an array of shape ``(resolution + 1, n_features)``: ``lower + (upper - lower) i /
-    resolution`` for ``i = 0..resolution``, computed in half units (``lower / 2 + (upper / 2
-    - lower / 2) i / resolution``, then doubled) so that bounds beyond ``+-9e307``, whose
-    width exceeds the largest double, give finite candidates; the doubling can overflow only
-    at the top end, which the clip to ``[lower, upper]`` brings back. Public: a function of
-    the bounds alone.
-    """
-    t = np.arange(resolution + 1)[:, None] / resolution  # exact: resolution is a power of 2
-    half = lower[None, :] / 2.0 + (upper[None, :] / 2.0 - lower[None, :] / 2.0) * t
-    with np.errstate(over="ignore"):
-        return np.clip(2.0 * half, lower, upper)
+    """The public candidates of each feature's range (:func:`skprivate.mechanisms._quantile.
+    quantile_candidates` at the preprocessors' resolution)."""
+    return _quantile_candidates(lower, upper, resolution)
 
 
 def grid_quantiles(X, lower, upper, q, epsilon, rng, resolution=QUANTILE_RESOLUTION):
@@ -170,18 +161,11 @@ def grid_quantiles(X, lower, upper, q, epsilon, rng, resolution=QUANTILE_RESOLUT
     quantiles : ndarray of shape (n_features,)
     """
     candidates = quantile_candidates(lower, upper, resolution)
-    a, b = q.numerator, q.denominator
     Z = np.sort(X, axis=0)  # NaN sort last
     present = (~np.isnan(Z)).sum(axis=0)
     out = np.empty(X.shape[1])
     for j in range(X.shape[1]):  # over features, not rows
-        values, n_j = Z[: present[j], j], int(present[j])
-        below = np.searchsorted(values, candidates[:, j], side="left").astype(object)
-        at_or_below = np.searchsorted(values, candidates[:, j], side="right").astype(object)
-        # b u(c) in exact Python ints (b may be up to 2**60 for a percentile like 2 %)
-        excess = np.maximum(below * b - a * n_j, a * n_j - at_or_below * b)
-        pick = permute_and_flip(-np.maximum(excess, 0), epsilon, max(a, b - a),
-                                random_state=rng)
+        pick = rank_quantile_index(Z[: present[j], j], candidates[:, j], q, epsilon, rng)
         out[j] = candidates[pick, j]
     return out
 

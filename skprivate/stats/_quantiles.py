@@ -9,9 +9,8 @@ values (ages in whole years) do not flatten the utility around the answer, as th
 ``-|#{x_i < c} - q n|`` does. Sensitivity ``max(q, 1 - q)`` under add/remove one row: adding
 a row ``z`` makes ``q n -> q n + q`` and adds 0 or 1 to each count, so ``#{x_i < c} - q n``
 moves by ``1 - q`` or ``-q`` and ``q n - #{x_i <= c}`` by ``q`` or ``q - 1``; the maximum
-with 0 is 1-Lipschitz in both (the same argument as the docstring of
-``skprivate.preprocessing._common.rank_utility_sensitivity``; ``n`` changing with the row is
-covered, so no noisy count is needed). With ``q = a / b`` an exact fraction (the float's
+with 0 is 1-Lipschitz in both (:mod:`skprivate.mechanisms._quantile`, shared with the
+private preprocessors; ``n`` changing with the row is covered, so no noisy count is needed). With ``q = a / b`` an exact fraction (the float's
 exact binary value), ``b u(c)`` is an integer with sensitivity ``max(a, b - a)``, which is
 what :func:`skprivate.mechanisms._selection.permute_and_flip` takes: epsilon-DP (McKenna and
 Sheldon 2020, Theorem 1), sampled with integer arithmetic only.
@@ -30,7 +29,7 @@ from numbers import Integral
 import numpy as np
 
 from ..mechanisms import check_rng
-from ..mechanisms._selection import permute_and_flip
+from ..mechanisms._quantile import quantile_candidates, rank_quantile_index
 from ..utils._docstrings import Substitution, fragment
 from ._common import (
     Rows,
@@ -93,19 +92,14 @@ def _quantile(name, a, q, axis, keepdims, bounds, epsilon, random_state, account
     X.sort(axis=0)
     present = (~np.isnan(X)).sum(axis=0)
     out = np.empty((len(fractions), k))
+    # The public grid of each column (in half units: bounds wider than the largest double
+    # give finite candidates), and one exact permute-and-flip per column and quantile.
+    candidates = quantile_candidates(lower, upper, resolution)
     for j in range(k):  # over output columns, not rows
-        candidates = np.linspace(lower[j], upper[j], resolution + 1)
         values = X[: present[j], j]
-        below = np.searchsorted(values, candidates, side="left").astype(object)
-        at_or_below = np.searchsorted(values, candidates, side="right").astype(object)
-        n_j = int(present[j])
         for i, frac in enumerate(fractions):  # over the quantiles asked for
-            a_, b_ = frac.numerator, frac.denominator
-            # b u(c) in exact Python ints (module docstring)
-            excess = np.maximum(below * b_ - a_ * n_j, a_ * n_j - at_or_below * b_)
-            utility = -np.maximum(excess, 0)
-            pick = permute_and_flip(utility, eps_each, max(a_, b_ - a_), random_state=rng)
-            out[i, j] = candidates[pick]
+            pick = rank_quantile_index(values, candidates[:, j], frac, eps_each, rng)
+            out[i, j] = candidates[pick, j]
     values = [rows.shape_output(out[i]) for i in range(len(fractions))]
     value = values[0] if q_shape == () else np.asarray(values)
     mechanism = (

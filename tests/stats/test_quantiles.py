@@ -88,3 +88,11 @@ def test_accountant_and_errors():
         stats.median([1.0], bounds=(0, 2), resolution=0)
     with pytest.raises(ValueError, match="epsilon"):
         stats.median([1.0], bounds=(0, 2), epsilon=-1)
+
+
+def test_bounds_wider_than_the_largest_double_give_a_finite_candidate():
+    # The candidates are built in half units, as the preprocessors' are: linspace over
+    # (-1.7e308, 1.7e308) overflowed and released inf.
+    result = stats.median(np.arange(10.0), bounds=(-1.7e308, 1.7e308), epsilon=1.0,
+                          random_state=0)
+    assert np.isfinite(result.value) and -1.7e308 <= result.value <= 1.7e308
