@@ -41,7 +41,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from skprivate.exceptions import PrivacyLeakWarning, RepeatedFitWarning, UtilityWarning
 from skprivate.linear_model import DPLSSGDClassifier
-from skprivate.pate import PATEClassifier, _labelling
+from skprivate.pate import PATEClassifier, _teachers
 
 EPSILONS = (1.0, 2.0)
 DEFAULT = "default teacher (tree of depth 6)"
@@ -95,7 +95,7 @@ def main():
             record(seed, "DPLSSGDClassifier defaults", eps, lssgd.predict_proba(X_eval)[:, 1],
                    y_eval, time.perf_counter() - start)
         for name in args.candidates:
-            teacher = (_labelling._DEFAULT_TEACHER if name == DEFAULT
+            teacher = (_teachers._DEFAULT_TEACHER if name == DEFAULT
                        else {**CANDIDATES, **EXTRA}[name])
             votes = {}
             original = PATEClassifier._ask
@@ -113,7 +113,7 @@ def main():
                     positive[answered], counts[answered, 1] - counts[answered, 0]))
                 return asked, labels, counts
 
-            with shared_teachers(), mock.patch.object(_labelling, "_DEFAULT_TEACHER", teacher), \
+            with shared_teachers(), mock.patch.object(_teachers, "_DEFAULT_TEACHER", teacher), \
                     mock.patch.object(PATEClassifier, "_ask", ask):
                 for eps in EPSILONS:
                     start = time.perf_counter()

@@ -2,7 +2,7 @@
 
 The split of ``pate_adult.py`` (32,561 private rows, the first 4,999 test rows as the public
 pool, the last 11,282 to evaluate). Each candidate replaces the default teacher
-(``skprivate.pate._labelling._DEFAULT_TEACHER``), so every other default is kept: the
+(``skprivate.pate._teachers._DEFAULT_TEACHER``), so every other default is kept: the
 number of teachers (``"auto"``: 250 here, about 130 rows each), the calibrated noise and
 queries, k-means queries, soft labels and the default student (a forest of 100 trees below
 1,000 queries, gradient boosting from 1,000: the student is not a clone of the teacher).
@@ -37,7 +37,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from skprivate.datasets import load_adult, make_adult_preprocessor
 from skprivate.exceptions import PrivacyLeakWarning, RepeatedFitWarning, UtilityWarning
-from skprivate.pate import PATEClassifier, _labelling
+from skprivate.pate import PATEClassifier, _teachers
 
 N_PUBLIC = 4999
 N_EVAL = 11282
@@ -84,7 +84,7 @@ def main():
                         "seconds": time.perf_counter() - start})
         print(records[-1], flush=True)
         for name in args.candidates:
-            with shared_teachers(), mock.patch.object(_labelling, "_DEFAULT_TEACHER",
+            with shared_teachers(), mock.patch.object(_teachers, "_DEFAULT_TEACHER",
                                                       CANDIDATES[name]):
                 for eps in EPSILONS:
                     clf = PATEClassifier(epsilon=eps, random_state=seed)

@@ -50,7 +50,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ..base import _n_rows, _resolve_classes
-from ._labelling import default_teacher
+from ._teachers import _train_and_predict, default_teacher
 from ._partition import teacher_owners
 
 __all__ = []
@@ -145,8 +145,6 @@ def _split_chunk(X, y, start, key, n_teachers):
 def _train_teacher(teacher, X_public, seed, *pieces):
     # Runs on a worker: the teacher's rows (its pieces of every chunk, in chunk order) are
     # joined there, it is trained and asked there, and only its predictions leave.
-    from ._labelling import _train_and_predict
-
     X = np.concatenate([p[0] for p in pieces])
     y = np.concatenate([p[1] for p in pieces])
     return _train_and_predict(teacher, X, y, X_public, seed)
