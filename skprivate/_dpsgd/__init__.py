@@ -9,8 +9,10 @@
   end of every DP-SGD fit (fitted attributes, privacy report, the spend of record).
 - :mod:`._sampling`: Poisson batches (the sampling the accountant assumes), and the
   blockwise sampler addressable by row range that the linear loop uses.
-- :mod:`._numpy_loop`: the numpy step (losses, clipped gradient sums, smoothing, averaging)
-  of the linear estimators; the torch step lives with the nets
+- :mod:`._kernels`: the per-row kernels of the linear step (losses' residuals, row norms,
+  clipped gradient and row sums), one floor below the in-memory and the Dask loops.
+- :mod:`._numpy_loop`: the numpy step (batches, noise, smoothing, averaging) of the linear
+  estimators; the torch step lives with the nets
   (:mod:`skprivate.neural_network._private_step`), where the backends differ.
 - :mod:`._private_scaling`: the private centring and scaling of the rows (``"auto"`` clip).
 - :mod:`._distributed`: the same sums computed per chunk of a Dask collection (the linear

@@ -45,23 +45,15 @@ rows in the sampler (``to_dask_array(lengths=True)`` for a DataFrame, which coun
 of each partition); they locate rows and are never published.
 """
 
-import sys
 from functools import partial
 
 import numpy as np
 
+from ..utils._dask import is_dask_collection  # noqa: F401 - imported from here too
+from ._kernels import clipped_gradient_sum, clipped_row_sums
 from ._sampling import BlockPoissonSampler
 
 __all__ = []
-
-
-def is_dask_collection(obj):
-    """Whether ``obj`` is a Dask collection, without importing Dask when it is not loaded."""
-    if "dask" not in sys.modules:  # nothing can be a Dask collection before dask is imported
-        return False
-    from dask import is_dask_collection as _is_dask
-
-    return _is_dask(obj)
 
 
 def refuse_dask(owner, X, y=None):
@@ -302,8 +294,6 @@ def dask_norm_counts(sq_norms, edges):
 
 
 def _clipped_row_sums_block(X, clip_norm):
-    from ._numpy_loop import clipped_row_sums
-
     return clipped_row_sums(X, clip_norm)
 
 
@@ -324,8 +314,6 @@ def dask_clipped_row_sums(X, clip_norm):
 def _chunk_gradient_sum(X, y, start, *, key, n_samples, sample_rate, step, coef, intercept,
                         residual, max_grad_norm, fit_intercept, scale, shift):
     """One chunk's clipped-gradient sum at ``step``: a pure function of its arguments."""
-    from ._numpy_loop import clipped_gradient_sum
-
     sampler = BlockPoissonSampler(key, n_samples, sample_rate)
     idx = sampler.indices(step, start, start + X.shape[0]) - start
     # X.take copies the sampled rows, so they may be scaled in place.

@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from ._distributed import is_dask_collection
-from ._numpy_loop import clipped_row_sums
+from ._kernels import clipped_row_sums
 
 __all__ = []
 

@@ -13,7 +13,8 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._dpsgd._numpy_loop import residual_function, run_dplssgd, squared_row_norms
+from .._dpsgd._kernels import residual_function, squared_row_norms
+from .._dpsgd._numpy_loop import run_dplssgd
 from .._dpsgd._plan import (
     _AUTO_CLIP,
     _AUTO_ROW_NORM,
