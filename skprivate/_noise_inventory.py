@@ -59,6 +59,21 @@ _DPSGD_LINEAR = ("DPLSSGDClassifier", "DPLSSGDRegressor")
 _NETS = ("DPLSSGDNeuralNetClassifier", "DPLSSGDNeuralNetRegressor")
 _DROPOUT = ("DPDropoutClassifier", "DPDropoutRegressor")
 _SEARCHES = ("PrivateGridSearchCV", "PrivateRandomSearchCV")
+_BOOSTING = ("HistGradientBoostingClassifier", "HistGradientBoostingRegressor")
+# The boosting estimators' parts by their start (``init``). Which applies under
+# init="auto" depends on the rows planned on as well (the linear model alone below 1,500
+# rows for the classifier, 6,000 for the regressor); the ``when`` tests say what the walking
+# test's 400-row fits release.
+_WITH_TREES = ('unless the fit is the private linear model alone (``init="auto"`` on a '
+               "table too small for the trees)")
+_FROM_PRIOR = ('``init="prior"``, or ``init="auto"`` (the default) on a table large enough '
+               "for the trees")
+_FROM_LINEAR = ('``init="linear"``, or ``init="auto"`` (the default) on a table too small '
+                "for the trees")
+
+
+def _with_trees(params):
+    return params.get("init") != "auto"
 _PERMUTE_AND_FLIP = (
     "permute-and-flip over the 4097 evenly spaced points of the public bounds, with exact "
     "Bernoulli(exp(-gamma)) coins on integer rank utilities "
@@ -213,19 +228,31 @@ SECURE_RELEASES = (
         "Laplace counts for the radius",
     ),
     ContinuousRelease(
-        ("HistGradientBoostingClassifier",), ("leaf_values_", "baseline_prediction_"), None,
-        None,
+        ("HistGradientBoostingClassifier",), ("leaf_values_",), _WITH_TREES, _with_trees,
         "the trees' leaf values (Newton steps from each round's noisy leaf sums of gradients "
-        "and Hessians) and the starting scores (from the noisy class counts)",
+        "and Hessians)",
         "rounded Gaussian (``rounded_gaussian_mechanism``, Gaussian DP composed exactly) on "
-        "each round's leaf sums and on the class counts; the values are functions of those "
-        "releases and public numbers",
+        "each round's leaf sums; the values are functions of those releases and public "
+        "numbers",
     ),
     ContinuousRelease(
-        ("HistGradientBoostingClassifier", "HistGradientBoostingRegressor"), ("bin_edges_",),
+        ("HistGradientBoostingClassifier",), ("baseline_prediction_",), _FROM_PRIOR,
+        _param_is("init", "prior"), "the starting scores (from the noisy class counts)",
+        "rounded Gaussian (``rounded_gaussian_mechanism``, Gaussian DP composed exactly with "
+        "the rounds) on the class counts",
+    ),
+    ContinuousRelease(
+        _BOOSTING, ("init_estimator_",), _FROM_LINEAR,
+        lambda params: params.get("init") in ("auto", "linear"),
+        "the private linear model the scores start from",
+        "its own releases, as listed for ``DPLSSGDClassifier`` and ``DPLSSGDRegressor`` in "
+        "this table",
+    ),
+    ContinuousRelease(
+        _BOOSTING, ("bin_edges_",),
         '``binning="quantile"`` (the default), when the rows planned on are enough for the '
-        "histograms to be released",
-        _param_is("binning", "quantile"),
+        "histograms to be released, " + _WITH_TREES,
+        lambda params: params.get("binning") == "quantile" and _with_trees(params),
         "the numeric features' bin edges: quantiles of their noisy histograms on a public "
         "grid (equal-width edges where those histograms show balanced equal bins)",
         "rounded Gaussian (``rounded_gaussian_mechanism``, composed exactly with the fit's "
@@ -272,14 +299,20 @@ SECURE_RELEASES = (
         "calibration to (epsilon2, delta2), projected onto the public ball",
     ),
     ContinuousRelease(
-        ("HistGradientBoostingRegressor",), ("leaf_values_", "baseline_prediction_"), None,
-        None,
+        ("HistGradientBoostingRegressor",), ("leaf_values_",), _WITH_TREES, _with_trees,
         "the trees' leaf values (Newton steps, mean clipped residuals, from each round's "
-        "noisy leaf sums of residuals and row counts) and the starting score (the noisy sum "
-        "of the scaled targets over the number of rows planned on)",
+        "noisy leaf sums of residuals and row counts)",
         "rounded Gaussian (``rounded_gaussian_mechanism``, Gaussian DP composed exactly) on "
-        "each round's leaf sums and on the sum of the targets; the values are functions of "
-        "those releases and public numbers",
+        "each round's leaf sums; the values are functions of those releases and public "
+        "numbers",
+    ),
+    ContinuousRelease(
+        ("HistGradientBoostingRegressor",), ("baseline_prediction_",), _FROM_PRIOR,
+        _param_is("init", "prior"),
+        "the starting score (the noisy sum of the scaled targets over the number of rows "
+        "planned on)",
+        "rounded Gaussian (``rounded_gaussian_mechanism``, Gaussian DP composed exactly with "
+        "the rounds) on the sum of the targets",
     ),
 )
 

@@ -92,10 +92,15 @@ CONFIGS = [
     # epsilon 0.3: the noise ridge is positive and the radius varies between seeds
     ("LinearRegression", {"bounds_X": (0.0, 1.0), "bounds_y": (0.0, 1.0), "epsilon": 0.3}),
     ("Ridge", {"bounds_X": (0.0, 1.0), "bounds_y": (0.0, 1.0), "epsilon": 0.3}),
-    # epsilon 20: enough for 400 rows' histograms to be released (quantile bin edges)
-    ("HistGradientBoostingClassifier", {"epsilon": 20.0}),
-    ("HistGradientBoostingClassifier", {"binning": "uniform"}),
-    ("HistGradientBoostingRegressor", {"epsilon": 20.0}),
+    # epsilon 20: enough for 400 rows' histograms to be released (quantile bin edges);
+    # init="prior": the trees from the class counts (init="auto", the default, fits the
+    # linear model alone on 400 rows); init="linear": the linear model and the trees
+    ("HistGradientBoostingClassifier", {"epsilon": 20.0, "init": "prior"}),
+    ("HistGradientBoostingClassifier", {"binning": "uniform", "init": "prior"}),
+    ("HistGradientBoostingClassifier", {}),
+    ("HistGradientBoostingClassifier", {"epsilon": 40.0, "init": "linear"}),
+    ("HistGradientBoostingRegressor", {"epsilon": 20.0, "init": "prior"}),
+    ("HistGradientBoostingRegressor", {"epsilon": 2.0}),  # 400 rows: the linear model alone
 ]
 
 # Fitted values a seed changes that are not noise.
@@ -250,7 +255,8 @@ def _skip_without_torch(name):
         pytest.importorskip("skorch")
 
 
-_SHOWN_PARAMS = {"max_grad_norm", "optimizer__momentum", "release_data_dependent", "strategy"}
+_SHOWN_PARAMS = {"max_grad_norm", "optimizer__momentum", "release_data_dependent", "strategy",
+                 "init"}
 
 
 def _config_id(name, params):
@@ -270,7 +276,7 @@ def test_every_continuous_noise_release_is_listed(name, params):
         path for path, leaves in values[0].items()
         if any(isinstance(leaf, tuple) for leaf in leaves)
     }
-    for path in sub_estimators - {"best_estimator_"}:
+    for path in sub_estimators - {"best_estimator_", "init_estimator_"}:
         assert (name, path) in SUB_ESTIMATORS_WITHOUT_CONTINUOUS_NOISE, (
             f"{name}.{path} is a fitted estimator: list what it releases"
         )

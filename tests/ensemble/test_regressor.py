@@ -76,7 +76,7 @@ def test_spend_is_within_epsilon_by_an_independent_accountant(n_samples_public):
     X, y = _nonlinear(6_000, 2)
     reg = HistGradientBoostingRegressor(
         epsilon=1.0, bounds=(-1, 1), bounds_y=(-3, 3), n_samples_public=n_samples_public,
-        random_state=0).fit(X, y)
+        init="prior", random_state=0).fit(X, y)
     assert (reg.epsilon_, reg.delta_) == (1.0, 1e-5)
     report = reg.privacy_report_
     mu = report["mu (GDP, starting scores and rounds)"]
@@ -125,14 +125,26 @@ def test_learns_a_nonlinear_target_a_linear_model_cannot():
     assert boosted > 0.6 and boosted > linear + 0.1
 
 
-def test_diabetes_beats_the_zero_predictor():
-    # 331 training rows at epsilon 1: the plan's 10 rounds of depth 2. Over 12 seeds the
-    # test R2 averages 0.13 (0.13 to 0.15 over three splits; single fits -0.03 to 0.30);
-    # DP-LSSGD's defaults score about 0.19: on so few rows a near-linear target favours it.
+def test_on_diabetes_the_start_follows_rows_times_epsilon():
+    # 331 training rows. At epsilon 1 (331 rows times epsilon, under 500) init="auto"
+    # keeps the trees from the mean: over 12 seeds the test R2 averages 0.09 (0.06 to 0.09
+    # over three splits); the linear model there ranged from -0.9 to 0.3. At epsilon 2 it
+    # fits the private linear model alone: 0.37 against the trees' 0.21 in
+    # benchmarks/boosting.py (3 seeds).
     X, y = load_diabetes(return_X_y=True)
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
     bounds = (X.min(axis=0), X.max(axis=0))  # the features' ranges, taken as public
-    scores = [HistGradientBoostingRegressor(epsilon=1.0, bounds=bounds, bounds_y=(25, 346),
-                                            random_state=seed).fit(X_train, y_train)
-              .score(X_test, y_test) for seed in range(12)]
-    assert np.mean(scores) > 0.05
+
+    def scores(epsilon, init, seeds):
+        fits = [HistGradientBoostingRegressor(epsilon=epsilon, bounds=bounds,
+                                              bounds_y=(25, 346), init=init,
+                                              random_state=seed).fit(X_train, y_train)
+                for seed in seeds]
+        return [f.n_iter_ for f in fits], [f.score(X_test, y_test) for f in fits]
+
+    rounds, at_one = scores(1.0, "auto", range(12))
+    assert min(rounds) > 0 and np.mean(at_one) > 0.05  # the trees beat the zero predictor
+    rounds, linear = scores(2.0, "auto", range(6))
+    assert max(rounds) == 0
+    _, trees = scores(2.0, "prior", range(6))
+    assert np.median(linear) > np.median(trees) + 0.05
