@@ -17,14 +17,10 @@ and task mixins. Its ``fit`` follows one order, the order in which privacy can g
 """
 
 import html
-import os
-import sys
 import warnings
-from numbers import Integral, Real
+from numbers import Real
 
-import joblib
 import numpy as np
-import sklearn
 from sklearn.utils._param_validation import Interval
 
 from . import _caveats
@@ -32,6 +28,7 @@ from ._repeated_fits import note_fit
 from .accounting._budget import BudgetAccountant, PrivacySpend
 from .accounting._public import public_inputs
 from .exceptions import PrivacyLeakWarning
+from .utils._stacklevel import _user_stacklevel
 
 __all__ = ["DPEstimatorMixin", "PrivacyReport"]
 
@@ -101,24 +98,6 @@ _SCOPE = (
     "encoder in a Pipeline) and other releases from the same rows are not covered; add "
     "releases up with a BudgetAccountant or total_privacy_cost"
 )
-
-_LIBRARY_DIRS = tuple(
-    os.path.dirname(module.__file__) + os.sep
-    for module in (sys.modules["skprivate"], sklearn, joblib)  # joblib runs sklearn's fits
-)
-
-
-def _user_stacklevel():
-    """Stack level of the first caller outside skprivate and scikit-learn, for warnings.
-
-    Fits are wrapped by scikit-learn (``_fit_context``, Pipeline, GridSearchCV), so a fixed
-    level would point into library code; the user's line is what the warning should name.
-    """
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_LIBRARY_DIRS):
-        frame, level = frame.f_back, level + 1
-    return level
-
 
 def _n_rows(X):
     """Number of rows from the container's shape, without reading any value."""

@@ -11,6 +11,8 @@ import warnings
 
 from sklearn.utils._param_validation import Hidden, StrOptions
 
+from ._stacklevel import _user_stacklevel
+
 __all__ = ["DEPRECATED", "deprecated_option", "renamed_value", "warn_renamed"]
 
 #: The default of a parameter kept under its old name.
@@ -31,8 +33,6 @@ def _is_unset(value):
 
 def warn_renamed(old, new, *, owner):
     """Warn that ``old`` is now called ``new`` (both as the user writes them)."""
-    from ..base import _user_stacklevel  # a late import: skprivate.base imports utils
-
     warnings.warn(
         f"{owner}: {old} was renamed {new} in 0.1 and the old name will be removed in "
         f"{REMOVED_IN}. Write {new} instead; it means the same.",
