@@ -308,7 +308,10 @@ class DPLSSGDClassifier(_BaseDPLSSGD, ClassifierMixin, BaseEstimator):
             return fit_dask(self, X, y, classifier=True)
         self._begin_private_fit(X)
         rng = self._noise_rng()
-        X, y = validate_numeric(self, X, y, accept_sparse="csr", dtype=np.float64)
+        # order="C": every step gathers a batch of rows, which on a column-major array
+        # (ColumnTransformer's output, make_bounded_preprocessor's) reads each row's values
+        # far apart: a fit on 200,000 x 50 rows took 52 s against 1.2 s (one thread).
+        X, y = validate_numeric(self, X, y, accept_sparse="csr", dtype=np.float64, order="C")
         count = self._row_count(X.shape[0], rng)  # the first draw, before any value is used
         check_classification_targets(y)
         self.classes_, y_index, caveats = _resolve_classes(
@@ -618,7 +621,8 @@ class DPLSSGDRegressor(_BaseDPLSSGD, RegressorMixin, BaseEstimator):
             return fit_dask(self, X, y, classifier=False)
         self._begin_private_fit(X)
         rng = self._noise_rng()
-        X, y = validate_numeric(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True)
+        X, y = validate_numeric(self, X, y, accept_sparse="csr", dtype=np.float64,
+                                y_numeric=True, order="C")  # row gathers: see the classifier
         count = self._row_count(X.shape[0], rng)  # the first draw, before any value is used
         coef, intercept = self._fit_linear(
             X, y.astype(np.float64, copy=False), rng, 1, count, self.huber_threshold
