@@ -12,7 +12,8 @@ than a constant predictor, and words the :class:`~skprivate.exceptions.UtilityWa
 
 The estimators that use it: the dropout estimators (``skprivate.dropout._chance``, the
 noise-to-signal ratio), :class:`~skprivate.DPLSSGDClassifier` (rows x epsilon against the
-dimension), :class:`~skprivate.PATEClassifier` (answers afforded, rows per teacher) and the
+dimension), ``DPLSSGDNeuralNetClassifier`` (rows x epsilon per trainable weight),
+:class:`~skprivate.PATEClassifier` (answers afforded, rows per teacher) and the
 private :class:`~skprivate.preprocessing.OneHotEncoder` (the release threshold against the
 rows). The guarantee (``epsilon_``, ``delta_``) never depends on a forecast.
 """

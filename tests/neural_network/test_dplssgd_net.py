@@ -507,7 +507,7 @@ def test_labels_read_from_y_are_a_caveat_and_declared_classes_are_checked():
     assert "classes=None" in str(leak.message)
     assert net.privacy_report_.caveat_codes == ["labels_from_data"]
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error", PrivacyLeakWarning)  # (50 rows: a UtilityWarning)
         net = DPLSSGDNeuralNetClassifier(MLP, classes=["a", "b", "c"], **kw).fit(X, y)
     assert net.privacy_report_["caveats"] == [] and list(net.classes_) == ["a", "b", "c"]
     with pytest.raises(ValueError, match=r"classes=\['a', 'b'\]"):
