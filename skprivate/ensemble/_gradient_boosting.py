@@ -49,8 +49,9 @@ from .._dpsgd._release import SecureGaussianRelease
 from .._row_count import COUNT_SHARE, count_report, release_row_count, rest_epsilon
 from ..accounting._calibrate import solve_monotone
 from ..accounting._pate import gdp_epsilon
-from ..base import DPEstimatorMixin, _resolve_classes
-from ..exceptions import PrivacyLeakWarning
+from .._repeated_fits import note_fit
+from ..base import DPEstimatorMixin, _resolve_classes, _user_stacklevel
+from ..exceptions import PrivacyLeakWarning, RepeatedFitWarning
 from ..linear_model._adassp import _target_bounds
 from ..linear_model._dplssgd import DPLSSGDClassifier, DPLSSGDRegressor
 from ..mechanisms import rounded_gaussian_mechanism
@@ -397,6 +398,8 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
             if seed is not None and issubclass(w.category, PrivacyLeakWarning) \
                     and "random_state" in str(w.message):
                 continue  # the fit's own caveat says so
+            if issubclass(w.category, RepeatedFitWarning):
+                continue  # the fit's own note_fit says so, for the whole fit
             warnings.warn(f"{type(self).__name__} (linear start): {w.message}", w.category,
                           stacklevel=3)
         self.init_estimator_ = linear_model
@@ -437,7 +440,10 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         if self.n_samples_public:
             self._begin_private_fit(X)
         else:
-            self._reserve_plan(None)
+            plan = self._reserve_plan(None)
+            # As _begin_private_fit: clones refitted on overlapping rows without an
+            # accountant (scikit-learn's searches, cross_validate) are told so.
+            note_fit(self, X, plan.epsilon, stacklevel=_user_stacklevel())
         return self._noise_rng()
 
     def _public_bins(self, X, caveats, n_plan, rng):

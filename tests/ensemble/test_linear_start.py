@@ -188,3 +188,22 @@ def test_no_warning_of_the_inner_model_leaks_out_under_a_seed():
     # one caveat, the fit's own, for the seed (the linear model's is the same caveat)
     assert sum("fixes the noise" in m for m in messages) == 1
     assert not any("DPLSSGDClassifier:" in m for m in messages)
+
+
+@pytest.mark.parametrize("init", ["auto", "prior"])
+def test_refits_on_the_same_rows_warn_once_under_the_estimators_name(init):
+    # Three fits of one configuration on the same rows without an accountant (what a
+    # search's clones do): the fit notes them as every private estimator does, whatever
+    # its start, and the linear model inside does not add its own warning.
+    from skprivate import _repeated_fits
+    from skprivate.exceptions import RepeatedFitWarning
+
+    _repeated_fits.clear()
+    X, _, y, _, bounds = _breast_cancer()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            HistGradientBoostingClassifier(bounds=bounds, classes=[0, 1], init=init).fit(X, y)
+    repeated = [str(w.message) for w in caught if issubclass(w.category, RepeatedFitWarning)]
+    assert len(repeated) == 1
+    assert repeated[0].startswith("HistGradientBoostingClassifier was fitted 2 times")
