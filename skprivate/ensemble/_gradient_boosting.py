@@ -339,10 +339,12 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
 
         ``init="linear"``: a private linear model with ``_LINEAR_SHARE`` of the budget after
         the count, the trees on its scores with the rest. ``init="auto"`` (with
-        ``max_iter="auto"``): the linear model alone, with all of it, when the trees' rule,
-        the rows planned on are fewer than ``_LINEAR_BELOW_ROWS`` or the trees' rule, given
-        the whole budget, asks for fewer than ``_LINEAR_BELOW_ROUNDS`` rounds (measured at
-        the constant); otherwise the class counts or the mean target, as ``init="prior"``.
+        ``max_iter="auto"``): the linear model alone, with all of it, when the rows planned
+        on are fewer than ``_LINEAR_BELOW_ROWS`` or the trees' rule, given the whole
+        budget, asks for fewer than ``_LINEAR_BELOW_ROUNDS`` rounds, provided the rows
+        times ``epsilon`` reach ``_LINEAR_MIN_ROWS_EPSILON`` (the regressor's 500; the
+        constants' measurements are next to them); otherwise the class counts or the mean
+        target, as ``init="prior"``.
         """
         self._linear_share = 0.0
         if self.init == "linear":
@@ -401,7 +403,7 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
             if issubclass(w.category, RepeatedFitWarning):
                 continue  # the fit's own note_fit says so, for the whole fit
             warnings.warn(f"{type(self).__name__} (linear start): {w.message}", w.category,
-                          stacklevel=3)
+                          stacklevel=_user_stacklevel())
         self.init_estimator_ = linear_model
         return self._linear_scores(X)
 
@@ -411,7 +413,6 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         scores = (model.decision_function(Z) if hasattr(model, "decision_function")
                   else model.predict(Z))
         return np.asarray(scores, dtype=float).reshape(X.shape[0], -1)
-
 
     def _rounds(self, n_plan, sensitivity):
         """``(mu_start, sigma, n_iter, depth, learning_rate)`` from public numbers."""
