@@ -718,9 +718,9 @@ _BOOSTING_PARAMS = {
         for the trees (fewer rows planned on than 1,500 for the classifier, 6,000 for
         the regressor, or fewer than 100 rounds asked for by the "auto" rule; for the
         regressor, at least 500 rows times ``epsilon``), the private linear model alone,
-        with all of the budget (``n_iter_`` is 0); otherwise ``"prior"``. Random splits need thousands of rows whatever the budget: on
-        breast cancer (398 training rows) at epsilon 1 the trees from the class counts
-        score 0.81, the linear model 0.94.
+        with all of the budget (``n_iter_`` is 0); otherwise ``"prior"``. Random splits
+        need thousands of rows whatever the budget: on breast cancer (398 training rows)
+        at epsilon 1 the trees from the class counts score 0.81, the linear model 0.94.
     """,
 }
 
