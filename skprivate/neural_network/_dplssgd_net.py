@@ -285,7 +285,6 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
             self._set_auto_lr(learning_rate)
             self.lr_ = learning_rate
             self._check_module()
-            self._forecast(count.n_plan)
             device = next(p for p in self.module_.parameters() if p.requires_grad).device
             generator = torch.Generator(device=device)
             generator.manual_seed(noise_seed)
@@ -390,6 +389,7 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
                 f"has {run.n_samples}; the privacy plan was made for {run.n_samples}."
             )
         self._materialize_lazy_parameters(dataset_train)
+        self._forecast(run.count.n_plan)  # every weight counts, none trained yet
         # The expected batch size: the rate times the number of rows planned on (the noisy
         # count, or a public number), never the realised one; dividing the noisy sum by it
         # is post-processing. A train_split leaves a fraction of the rows for validation
