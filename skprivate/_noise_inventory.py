@@ -249,6 +249,16 @@ SECURE_RELEASES = (
         "this table",
     ),
     ContinuousRelease(
+        _BOOSTING, ("bounds_[*]", "bin_edges_"),
+        "``bounds=None`` (the default), with trees", lambda params: params.get(
+            "bounds") is None and _with_trees(params),
+        "each numeric feature's range (powers of two, or 0, from the public grid of binary "
+        "exponents), and so the outer bin edges",
+        "rounded Gaussian (``rounded_gaussian_mechanism``) on the numeric features' "
+        "histograms over that grid, 10 % of the trees' Gaussian-DP budget, composed "
+        "exactly with their other releases; the range is their post-processing",
+    ),
+    ContinuousRelease(
         _BOOSTING, ("bin_edges_",),
         '``binning="quantile"`` (the default), when the rows planned on are enough for the '
         "histograms to be released, " + _WITH_TREES,

@@ -259,7 +259,10 @@ def parameter_caveats(step, classes=None, *, planned=True):
         caveats.append(_caveats.validation_rows_unprotected(params["train_split"]))
     # bounds_X and bounds_y: diffprivlib's names, kept by the AdaSSP regressions
     present = [k for k in ("data_norm", "bounds", "bounds_X") if k in params]
-    read = [k for k in present if params[k] is None]
+    # an estimator that releases its range privately when bounds=None (the boosting
+    # estimators: skprivate.ensemble._range) reads nothing from the rows there
+    private_range = getattr(step, "_PRIVATE_RANGE_WHEN_NONE", False)
+    read = [k for k in present if params[k] is None and not (k == "bounds" and private_range)]
     read_y = [k for k in ("y_bound", "bounds_y") if k in params and params[k] is None]
     if len(read) == 2:  # either one, given, makes both public
         fix = (f"public bounds ({' or '.join(read)}"

@@ -8,20 +8,30 @@ Composition. A fit spends, in order:
 1. unless ``n_samples_public``, the noisy number of rows (exact discrete Laplace, a share
    ``COUNT_SHARE`` of ``epsilon``, pure DP; :mod:`skprivate._row_count`), from which the
    number of rounds and the depth are planned;
-2. with ``binning="quantile"`` and a numeric feature, the numeric features' histograms on
+2. with ``init="linear"``, or ``"auto"`` on a table too small for the trees, the private
+   linear model: ``_LINEAR_SHARE`` of what is left, or all of it (its own accounting);
+3. with ``bounds=None``, a numeric feature and trees, the numeric features' histograms on
+   the public grid of binary exponents (:mod:`._range`), from which their ranges are
+   taken: L2 sensitivity ``sqrt(d)``, ``mu_r**2 = _RANGE_SHARE * mu**2`` (the linear model
+   alone needs no range: it reads the features unscaled and scales the rows privately);
+4. with ``binning="quantile"`` and a numeric feature, the numeric features' histograms on
    a public grid (:mod:`._binning`), L2 sensitivity ``sqrt(d)`` for ``d`` numeric features,
    ``mu_b**2 = _BINS_SHARE * mu**2``; the bin edges are their post-processing;
-3. the starting scores: the noisy count of each class (classifier) or the noisy sum of the
-   scaled targets (regressor), L2 sensitivity 1, ``mu_0**2 = _START_SHARE * mu**2``;
-4. ``n_iter_`` rounds of leaf sums, each ``mu_t**2 = (mu**2 - mu_0**2 - mu_b**2) /
-   n_iter_``.
+5. unless the linear model starts the scores, the starting scores: the noisy count of each
+   class (classifier) or the noisy sum of the scaled targets (regressor), L2 sensitivity
+   1, ``mu_0**2 = _START_SHARE * mu**2``;
+6. ``n_iter_`` rounds of leaf sums, each ``mu_t**2 = (mu**2 - mu_0**2 - mu_b**2 -
+   mu_r**2) / n_iter_``.
 
-Steps 2-4 are released with rounded Gaussian noise
+Steps 1, 2 and the rest (3-6) compose by basic composition (Dwork and Roth 2014,
+Theorem 3.16): each part's share is fixed from public numbers before it reads a row.
+
+Steps 3-6 are released with rounded Gaussian noise
 (:func:`~skprivate.mechanisms.rounded_gaussian_mechanism`), a post-processing of the
 continuous Gaussian mechanism, so each is ``Delta / sigma``-GDP (Dong, Roth and Su 2022,
 Theorem 2.7) and they compose exactly and adaptively to ``mu = sqrt(sum mu_t**2)``-GDP
 (their Corollary 3.3): ``mu`` is the largest whose exact ``(epsilon, delta)`` curve (their
-Corollary 2.13) gives at most ``epsilon - epsilon_n`` at ``delta``. Against the zCDP
+Corollary 2.13) gives at most the epsilon and delta left to them. Against the zCDP
 accounting of the same noise (``rho = mu**2 / 2`` converted by Canonne, Kamath and Steinke
 2020, Proposition 12), the exact curve allows a larger ``mu`` for the same guarantee: at
 delta 1e-5 and epsilon 0.5 / 1 / 2 / 4 (95 % of it after the count), ``mu`` is 0.1357 /
@@ -75,6 +85,7 @@ from ._random_trees import (
     residual_sensitivity,
     row_sensitivity,
 )
+from ._range import cell_counts, private_range
 
 __all__ = ["HistGradientBoostingClassifier", "HistGradientBoostingRegressor"]
 
@@ -110,6 +121,10 @@ _START_SHARE = 0.02
 # against 0.716, 2,000 0.593 against 0.744, 4,000 0.679 against 0.703, 8,000 0.737 against
 # 0.717; diabetes (331 rows) 0.167 against 0.233.
 _LINEAR_BELOW_ROUNDS = 100
+# bounds=None: share of the trees' mu**2 spent on the numeric features' ranges (._range),
+# composed exactly with the other Gaussian releases (the linear model alone needs no range:
+# it scales the rows privately itself).
+_RANGE_SHARE = 0.1
 # init="linear": share of the budget after the count (epsilon and delta) spent on the
 # linear model; the trees get the rest. Half, as in the stacking measured on Adult below.
 _LINEAR_SHARE = 0.5
@@ -290,6 +305,10 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         "n_samples_public": ["boolean"],
     }
 
+    # bounds=None releases each numeric feature's range privately (._range): nothing read
+    # from the rows (skprivate.accounting._leaks.parameter_caveats reads this flag).
+    _PRIVATE_RANGE_WHEN_NONE = True
+
     # The loss's part of the "auto" plan: the expected Hessian per row (for the number of
     # rounds), the fewest rounds, and the total step and largest learning rate.
     _HESSIAN_PER_ROW = 0.25
@@ -324,15 +343,37 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
             if n_plan >= _BINS_MIN_ROWS * int(self.max_bins) * PRIOR_MASS * noise:
                 bins_share = _BINS_SHARE
         start_share = 0.0 if self._linear_share else _START_SHARE
+        rest_share = 1.0 - start_share - bins_share - self._range_share
         return (math.sqrt(start_share) * mu, math.sqrt(bins_share) * mu,
-                math.sqrt(1.0 - start_share - bins_share) * mu)
+                math.sqrt(rest_share) * mu)
+
+    def _mu_range(self):
+        """The range release's part of the trees' GDP budget (0 without it)."""
+        if not self._range_share:
+            return 0.0
+        return math.sqrt(self._range_share) * gdp_budget(*self._trees_budget())
+
+    def _rest(self):
+        """``(epsilon, delta)`` after the noisy count: the linear start and the GDP releases
+        share it, by basic composition."""
+        return rest_epsilon(self.epsilon, self._count_epsilon()), float(self.delta)
+
+    def _plan_range(self, n_features):
+        """Sets ``_range_share``, the share of the trees' ``mu**2`` spent on the numeric
+        features' ranges: ``_RANGE_SHARE`` when ``bounds=None``, a feature is numeric and
+        there are trees (the linear model alone reads the features unscaled, with its own
+        private row scaling), else 0. Public numbers only."""
+        categorical = _as_index(self.categorical_features, n_features, type(self).__name__)
+        self._range_share = (
+            _RANGE_SHARE if self.bounds is None and not np.all(categorical)
+            and self._linear_share < 1.0 else 0.0)
 
     def _trees_budget(self):
-        """``(epsilon, delta)`` left for the GDP releases after the count and the linear
-        start: their shares are composed with the rest by basic composition."""
-        rest = rest_epsilon(self.epsilon, self._count_epsilon())
+        """``(epsilon, delta)`` left for the GDP releases after the count, the range and
+        the linear start: their shares are composed with the rest by basic composition."""
+        rest, delta = self._rest()
         share = self._linear_share
-        return (1.0 - share) * rest, (1.0 - share) * float(self.delta)
+        return (1.0 - share) * rest, (1.0 - share) * delta
 
     def _plan_start(self, n_plan, sensitivity):
         """Decide the starting scores from public numbers: sets ``_linear_share``.
@@ -358,7 +399,7 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
 
     def _wanted_rounds(self, n_plan, depth, sensitivity):
         """The trees' rule with the whole budget after the count, unclamped below."""
-        mu = gdp_budget(rest_epsilon(self.epsilon, self._count_epsilon()), float(self.delta))
+        mu = gdp_budget(*self._rest())
         return auto_max_iter(n_plan, depth, mu, sensitivity, self._HESSIAN_PER_ROW,
                              min_iter=0, max_iter=self._MAX_ITER,
                              noise_to_leaf=self._NOISE_TO_LEAF)
@@ -368,11 +409,15 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         alone (nothing read from the rows): numeric features scaled to [0, 1] and clipped,
         missing values in the middle; categorical features one-hot over their declared
         codes (an undeclared or missing code all zeros)."""
-        lower, upper = self.bounds_
         numeric = np.flatnonzero(~self._categorical)
-        width = np.where(upper[numeric] > lower[numeric], upper[numeric] - lower[numeric], 1.0)
-        scaled = np.clip((X[:, numeric] - lower[numeric]) / width, 0.0, 1.0)
-        blocks = [np.where(np.isnan(scaled), 0.5, scaled)]
+        if self.bounds_ is None:  # no range: unscaled, the linear model scales the rows
+            blocks = [np.where(np.isnan(X[:, numeric]), 0.0, X[:, numeric])]
+        else:
+            lower, upper = self.bounds_
+            width = np.where(upper[numeric] > lower[numeric],
+                             upper[numeric] - lower[numeric], 1.0)
+            scaled = np.clip((X[:, numeric] - lower[numeric]) / width, 0.0, 1.0)
+            blocks = [np.where(np.isnan(scaled), 0.5, scaled)]
         for k, j in enumerate(np.flatnonzero(self._categorical)):
             blocks.append((X[:, j][:, None] == self._categories[k][None, :]).astype(float))
         return np.hstack(blocks)
@@ -387,10 +432,10 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         ``random_state`` is None, else from a seed drawn from this fit's generator (the
         fit's own caveat already says the seed fixes the noise).
         """
-        rest = rest_epsilon(self.epsilon, self._count_epsilon())
+        rest, delta = self._rest()
         seed = None if self.random_state is None else int(rng.integers(2**32))
         linear_model.set_params(epsilon=self._linear_share * rest,
-                                delta=self._linear_share * float(self.delta),
+                                delta=self._linear_share * delta,
                                 n_samples_public=bool(self.n_samples_public),
                                 random_state=seed)
         with warnings.catch_warnings(record=True) as caught:
@@ -454,13 +499,33 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         name = type(self).__name__
         categorical = _as_index(self.categorical_features, X.shape[1], name)
         categories = self._declared_categories(categorical)
-        if self.bounds is None and np.all(categorical):  # no range to read or declare
+        self._range_noise = None
+        if self.bounds is None:
             lower, upper = np.zeros(X.shape[1]), np.ones(X.shape[1])
+            numeric = np.flatnonzero(~categorical)
+            if self._range_share:
+                # Each numeric feature's histogram on the public grid of every finite
+                # double (._range): one row changes one cell of each of them by 1, L2
+                # sensitivity sqrt(d), noise sqrt(d) / mu_range, mu_range-GDP (Dong, Roth
+                # and Su 2022, Theorem 2.7), composed with the trees' releases; the range
+                # is its post-processing.
+                mu_range = self._mu_range()
+                sensitivity = math.sqrt(numeric.size)
+                self._range_noise = sensitivity / mu_range
+                noisy = rounded_gaussian_mechanism(
+                    cell_counts(X[:, numeric]).ravel().astype(float), sensitivity,
+                    1.0 / mu_range, random_state=rng).reshape(numeric.size, -1)
+                for k, j in enumerate(numeric):
+                    lower[j], upper[j] = private_range(noisy[k], self._range_noise)
         else:
             lower, upper, bound_caveats = resolve_bounds(
                 self.bounds, np.where(categorical, 0.0, X), name)
             caveats += bound_caveats
-        self.bounds_ = (lower, upper)
+        # The linear model alone without declared bounds reads its features unscaled (its
+        # private row scaling); no range was released, none is published.
+        unranged = self.bounds is None and not self._range_share \
+            and not np.all(categorical)
+        self.bounds_ = None if unranged else (lower, upper)
         self._categorical, self._categories = categorical, categories
         numeric = np.flatnonzero(~categorical)
         max_bins = int(self.max_bins)
@@ -485,8 +550,10 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
             self._edges = edges
         self.bin_edges_ = np.empty(X.shape[1], dtype=object)
         for j in range(X.shape[1]):
-            self.bin_edges_[j] = (categories[int(np.sum(categorical[:j]))] if categorical[j]
-                                  else np.concatenate([[lower[j]], edges[j], [upper[j]]]))
+            self.bin_edges_[j] = (
+                categories[int(np.sum(categorical[:j]))] if categorical[j]
+                else None if unranged else np.concatenate([[lower[j]], edges[j], [upper[j]]]))
+        self._bin_range = (lower, upper)  # (placeholders where unranged: no tree uses them)
         bins, n_bins = public_bins(X, lower, upper, categorical, categories, max_bins,
                                    edges=self._edges)
         return np.ascontiguousarray(bins.T), n_bins  # feature-major, for leaf_index
@@ -536,7 +603,10 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         mu_bins = 0.0
         if self._bins_noise is not None:
             mu_bins = math.sqrt(np.sum(~self._categorical)) / self._bins_noise
-        mu = math.sqrt(mu_start**2 + mu_bins**2
+        mu_range = 0.0
+        if self._range_noise is not None:
+            mu_range = math.sqrt(np.sum(~self._categorical)) / self._range_noise
+        mu = math.sqrt(mu_start**2 + mu_bins**2 + mu_range**2
                        + (n_iter * (sensitivity / sigma) ** 2 if n_iter else 0.0))
         if self.init_estimator_ is not None:
             start = (f"a private linear model ({type(self.init_estimator_).__name__}, "
@@ -549,6 +619,8 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
                 f"power-of-two grid; starting scores from {start}"
                 + ("; bin edges at the quantiles of the numeric features' noisy histograms "
                    "on a public grid" if self._edges is not None else "")
+                + ("; the numeric features' ranges from their noisy histograms on a public "
+                   "grid of binary exponents" if self._range_noise is not None else "")
             ),
             "rounds": n_iter,
             "depth": self.max_depth_,
@@ -556,6 +628,7 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
             "sensitivity (one row, L2)": sensitivity,
             "noise std (starting scores)": 1.0 / mu_start if mu_start > 0 else None,
             "noise std (bin histograms)": self._bins_noise,
+            "noise std (range histograms)": self._range_noise,
             "mu (GDP, starting scores and rounds)": mu,
             "composition": (
                 "Gaussian DP, rounds and starting scores composed exactly (Dong, Roth and "
@@ -619,11 +692,12 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_numeric(self, X, reset=False, dtype=np.float64,
                              ensure_all_finite="allow-nan")
-        lower, upper = self.bounds_
-        bins, _ = public_bins(X, lower, upper, self._categorical, self._categories,
-                              int(self.max_bins), edges=self._edges)
-        bins = np.ascontiguousarray(bins.T)
         scores = np.tile(self.baseline_prediction_, (X.shape[0], 1))
+        if self.n_iter_:
+            lower, upper = self._bin_range
+            bins, _ = public_bins(X, lower, upper, self._categorical, self._categories,
+                                  int(self.max_bins), edges=self._edges)
+            bins = np.ascontiguousarray(bins.T)
         if self.init_estimator_ is not None:
             scores += self._linear_scores(X)
         for t in range(self.n_iter_):
@@ -644,10 +718,17 @@ _BOOSTING_PARAMS = {
         Public range of each numeric feature: two numbers, or two arrays of length
         ``n_features`` (entries of categorical features are ignored), known without
         looking at the data. The range is cut into at most ``max_bins`` bins (see
-        ``binning``); values outside fall in the end bins. ``None`` reads each feature's minimum
-        and maximum from the rows: the fit then has no privacy guarantee (the ranges are
-        published in ``bounds_``), and a :class:`~skprivate.exceptions.PrivacyLeakWarning`
-        says so.
+        ``binning``); values outside fall in the end bins. ``None``: each numeric
+        feature's range is released privately, inside the trees' budget (10 % of it):
+        its histogram on a public grid of binary exponents (a cell per sign and power of
+        two, one for 0) with rounded Gaussian noise, and the range spans the cells whose
+        noisy count clears six noise standard deviations, so it lies within a factor of
+        two of where the rows are and an outlier held by a few rows does not stretch it
+        (``bounds_``). On too few rows for any cell to clear it, the range is four times
+        the likeliest magnitude either side of 0. The private linear model alone (see
+        ``init``) needs no range: it reads the features unscaled and scales the rows
+        privately (``bounds_`` is then None). Declared bounds are better: the whole
+        budget goes to the model.
 
     categorical_features : array-like of int or of bool, default=None
         The categorical features: their column indices, or a boolean mask of length
@@ -782,8 +863,9 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting)
         added to ``baseline_prediction_`` (then zero); None when they start from the
         class counts.
 
-    bounds_ : tuple of ndarray (lower, upper)
-        The ranges the numeric features were binned in.
+    bounds_ : tuple of ndarray (lower, upper) or None
+        The ranges the numeric features were binned in: the declared ones, or with
+        ``bounds=None`` the privately released ones (None for the linear model alone).
 
     bin_edges_ : ndarray of ndarray of shape (n_features,)
         For a numeric feature, its bin edges: ``lower``, the inner edges, ``upper`` (a
@@ -949,7 +1031,9 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting)
         n_classes = len(self.classes_)
         n_scores = 1 if n_classes == 2 else n_classes
         sensitivity = row_sensitivity(n_scores)
+        self._range_share = 0.0  # (the start's plan does not depend on it)
         self._plan_start(count.n_plan, sensitivity)
+        self._plan_range(X.shape[1])
         bins, n_bins = self._public_bins(X, caveats, count.n_plan, rng)
         mu_start, *plan = self._rounds(count.n_plan, sensitivity)
 
@@ -1094,8 +1178,9 @@ class HistGradientBoostingRegressor(RegressorMixin, _BaseHistGradientBoosting):
         The private linear model of the scaled target the score starts from (see
         ``init``); None when it starts from the noisy mean.
 
-    bounds_ : tuple of ndarray (lower, upper)
-        The ranges the numeric features were binned in.
+    bounds_ : tuple of ndarray (lower, upper) or None
+        The ranges the numeric features were binned in: the declared ones, or with
+        ``bounds=None`` the privately released ones (None for the linear model alone).
 
     bin_edges_ : ndarray of ndarray of shape (n_features,)
         For a numeric feature, its bin edges: ``lower``, the inner edges, ``upper`` (a
@@ -1270,7 +1355,9 @@ class HistGradientBoostingRegressor(RegressorMixin, _BaseHistGradientBoosting):
         count = release_row_count(X.shape[0], float(self.epsilon),
                                   public=bool(self.n_samples_public), rng=rng)
         sensitivity = residual_sensitivity()
+        self._range_share = 0.0  # (the start's plan does not depend on it)
         self._plan_start(count.n_plan, sensitivity)
+        self._plan_range(X.shape[1])
         bins, n_bins = self._public_bins(X, caveats, count.n_plan, rng)
         lower, upper, y_caveats = _target_bounds(self.bounds_y, y, type(self).__name__)
         caveats += y_caveats

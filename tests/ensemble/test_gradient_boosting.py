@@ -7,6 +7,7 @@ sensitivity against random gradients, and the composition against dp-accounting'
 accountant. The audit of the whole fit is in ``test_audit.py``.
 """
 
+import collections
 import math
 import warnings
 
@@ -257,14 +258,47 @@ def test_multiclass_with_declared_categories():
 # --- parameters ----------------------------------------------------------------------------
 
 
-def test_bounds_read_from_the_rows_warn_and_are_reported():
-    X, y = _interaction(300, 8)
+def test_without_bounds_the_ranges_are_released_privately():
+    # bounds=None: each numeric feature's range comes from its noisy histogram on the
+    # grid of binary exponents (10 % of the trees' mu**2, composed exactly with them): no
+    # caveat, the range within a factor of two of where the rows are (one extreme row
+    # does not stretch it), and the spend within epsilon by dp-accounting's PLD.
+    rng = np.random.default_rng(8)
+    X = np.column_stack([rng.uniform(17, 90, 20_000), rng.uniform(-3, 3, 20_000)])
+    X[0, 0] = 1e300
+    y = (X[:, 0] > 50).astype(int)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        clf = HistGradientBoostingClassifier(classes=[0, 1]).fit(X, y)
-    leaks = [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
-    assert len(leaks) == 1 and "bounds" in str(leaks[0].message)
-    assert "bounds_from_data" in clf.privacy_report_.caveat_codes
+        clf = HistGradientBoostingClassifier(epsilon=1.0, classes=[0, 1]).fit(X, y)
+    assert not [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+    assert clf.privacy_report_.caveat_codes == []
+    (low_age, low_x), (high_age, high_x) = clf.bounds_
+    assert (low_age, high_age) == (16.0, 128.0) and (low_x, high_x) == (-4.0, 4.0)
+    report = clf.privacy_report_
+    sensitivity = math.sqrt(2)  # two numeric features
+    releases = collections.Counter({clf.noise_std_ / math.sqrt(1 + 1 / 16): clf.n_iter_,
+                                    report["noise std (starting scores)"]: 1})
+    releases[report["noise std (range histograms)"] / sensitivity] += 1
+    if report["noise std (bin histograms)"] is not None:  # (the same share: the same key)
+        releases[report["noise std (bin histograms)"] / sensitivity] += 1
+    mu = report["mu (GDP, starting scores and rounds)"]
+    assert (sensitivity / report["noise std (range histograms)"]) ** 2 == pytest.approx(
+        0.1 * mu**2)
+    assert 0.99 <= 0.05 + pld_epsilon(releases, 1e-5) <= 1.001
+    assert clf.score(X, y) > 0.9
+
+
+def test_the_linear_model_alone_needs_no_range():
+    # On a small table without bounds the linear model alone reads the features unscaled
+    # (its own private row scaling): no range is released or published.
+    rng = np.random.default_rng(9)
+    X = rng.normal(50.0, 10.0, size=(500, 3))
+    y = (X[:, 0] > 50).astype(int)
+    clf = HistGradientBoostingClassifier(epsilon=1.0, classes=[0, 1], random_state=0).fit(X, y)
+    assert clf.n_iter_ == 0 and clf.bounds_ is None
+    assert clf.privacy_report_["noise std (range histograms)"] is None
+    np.testing.assert_array_equal(clf._linear_features(X), X)
+    assert clf.score(X, y) > 0.8
 
 
 @pytest.mark.parametrize("params, match", [
@@ -292,7 +326,11 @@ def test_in_a_pipeline_its_spend_and_leaks_are_totalled():
     cost = total_privacy_cost(declared)
     assert (cost.epsilon, cost.delta) == (0.7, 1e-5)
     assert leaking_steps(declared) == []
-    read = make_pipeline(HistGradientBoostingClassifier(classes=[0, 1])).fit(X, y)
+    # bounds=None: the ranges are released privately, nothing leaks; classes=None reads
+    # the labels
+    private = make_pipeline(HistGradientBoostingClassifier(classes=[0, 1])).fit(X, y)
+    assert leaking_steps(private) == []
+    read = make_pipeline(HistGradientBoostingClassifier()).fit(X, y)
     assert [step.name for step in leaking_steps(read)] == ["HistGradientBoostingClassifier"]
 
 

@@ -326,11 +326,16 @@ def test_space_caveats_name_every_bound_a_candidate_reads_from_the_rows():
 
 
 def test_planned_caveats_name_x_and_y_bounds_both_read_from_the_rows():
-    # bounds=None and bounds_y=None on the boosting regressor: both ranges are read from the
-    # rows, and the caveats decided from the parameters say so for each.
+    # bounds=None and bounds_y=None on the AdaSSP regression: both ranges are read from the
+    # rows, and the caveats decided from the parameters say so for each. The boosting
+    # regressor releases its features' range privately: only bounds_y is read.
     from skprivate.accounting._leaks import parameter_caveats
     from skprivate.ensemble import HistGradientBoostingRegressor
+    from skprivate.linear_model import LinearRegression
 
+    caveats = parameter_caveats(LinearRegression(bounds_X=None, bounds_y=None))
+    text = " ".join(str(c) for c in caveats)
+    assert "bounds_X" in text and "bounds_y" in text, caveats
     caveats = parameter_caveats(HistGradientBoostingRegressor(bounds=None, bounds_y=None))
     text = " ".join(str(c) for c in caveats)
-    assert "bounds was None" in text and "bounds_y was None" in text, caveats
+    assert "bounds_y was None" in text and "bounds was None" not in text, caveats
