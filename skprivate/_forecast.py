@@ -91,3 +91,23 @@ def warn_forecast(estimator, finding, outcome, alternative, *, epsilon=None,
     )
     warnings.warn(message, UtilityWarning, stacklevel=_user_stacklevel())
     return message
+
+
+def warn_rows_epsilon(estimator, n_plan, epsilon, size, threshold, *, finding, outcome,
+                      alternative):
+    """The rows x epsilon forecast: warn when ``n_plan * epsilon / size`` is below
+    ``threshold`` (``size``: coefficients or weights), naming the rows and the epsilon
+    that reach it. ``finding`` is formatted with ``ratio`` (the value) and ``n_plan``.
+    Returns the message, or None when there is nothing to say."""
+
+    def ratio(n, eps=epsilon):
+        return n * eps / size
+
+    if ratio(n_plan) >= threshold:
+        return None
+    return warn_forecast(
+        estimator, finding.format(ratio=ratio(n_plan), n_plan=n_plan), outcome, alternative,
+        epsilon=epsilon,
+        rows_needed=value_needed(ratio, threshold, n_plan, integer=True),
+        epsilon_needed=value_needed(lambda e: ratio(n_plan, e), threshold, epsilon),
+    )

@@ -358,6 +358,12 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
         share it, by basic composition."""
         return rest_epsilon(self.epsilon, self._count_epsilon()), float(self.delta)
 
+    def _plan(self, n_plan, sensitivity, n_features):
+        """The start, then the range: ``_linear_share`` and ``_range_share`` (public)."""
+        self._range_share = 0.0  # the start's plan does not depend on it
+        self._plan_start(n_plan, sensitivity)
+        self._plan_range(n_features)
+
     def _plan_range(self, n_features):
         """Sets ``_range_share``, the share of the trees' ``mu**2`` spent on the numeric
         features' ranges: ``_RANGE_SHARE`` when ``bounds=None``, a feature is numeric and
@@ -438,9 +444,10 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
                                 delta=self._linear_share * delta,
                                 n_samples_public=bool(self.n_samples_public),
                                 random_state=seed)
+        Z = self._linear_features(X)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            linear_model.fit(self._linear_features(X), y)
+            linear_model.fit(Z, y)
         for w in caught:
             if seed is not None and issubclass(w.category, PrivacyLeakWarning) \
                     and "random_state" in str(w.message):
@@ -450,14 +457,14 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
             warnings.warn(f"{type(self).__name__} (linear start): {w.message}", w.category,
                           stacklevel=_user_stacklevel())
         self.init_estimator_ = linear_model
-        return self._linear_scores(X)
+        return self._linear_scores(Z)
 
-    def _linear_scores(self, X):
-        """The linear start's raw scores of ``X``, shape ``(n, n_scores)``."""
-        model, Z = self.init_estimator_, self._linear_features(X)
+    def _linear_scores(self, Z):
+        """The linear start's raw scores of the linear features ``Z``, ``(n, n_scores)``."""
+        model = self.init_estimator_
         scores = (model.decision_function(Z) if hasattr(model, "decision_function")
                   else model.predict(Z))
-        return np.asarray(scores, dtype=float).reshape(X.shape[0], -1)
+        return np.asarray(scores, dtype=float).reshape(Z.shape[0], -1)
 
     def _rounds(self, n_plan, sensitivity):
         """``(mu_start, sigma, n_iter, depth, learning_rate)`` from public numbers."""
@@ -699,7 +706,7 @@ class _BaseHistGradientBoosting(DPEstimatorMixin, BaseEstimator):
                                   int(self.max_bins), edges=self._edges)
             bins = np.ascontiguousarray(bins.T)
         if self.init_estimator_ is not None:
-            scores += self._linear_scores(X)
+            scores += self._linear_scores(self._linear_features(X))
         for t in range(self.n_iter_):
             for k in range(self.n_trees_per_iteration_):
                 leaves = leaf_index(bins, self._features[t, k], self._go_right[t, k])
@@ -1031,9 +1038,7 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHistGradientBoosting)
         n_classes = len(self.classes_)
         n_scores = 1 if n_classes == 2 else n_classes
         sensitivity = row_sensitivity(n_scores)
-        self._range_share = 0.0  # (the start's plan does not depend on it)
-        self._plan_start(count.n_plan, sensitivity)
-        self._plan_range(X.shape[1])
+        self._plan(count.n_plan, sensitivity, X.shape[1])
         bins, n_bins = self._public_bins(X, caveats, count.n_plan, rng)
         mu_start, *plan = self._rounds(count.n_plan, sensitivity)
 
@@ -1355,9 +1360,7 @@ class HistGradientBoostingRegressor(RegressorMixin, _BaseHistGradientBoosting):
         count = release_row_count(X.shape[0], float(self.epsilon),
                                   public=bool(self.n_samples_public), rng=rng)
         sensitivity = residual_sensitivity()
-        self._range_share = 0.0  # (the start's plan does not depend on it)
-        self._plan_start(count.n_plan, sensitivity)
-        self._plan_range(X.shape[1])
+        self._plan(count.n_plan, sensitivity, X.shape[1])
         bins, n_bins = self._public_bins(X, caveats, count.n_plan, rng)
         lower, upper, y_caveats = _target_bounds(self.bounds_y, y, type(self).__name__)
         caveats += y_caveats

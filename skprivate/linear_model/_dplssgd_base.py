@@ -24,7 +24,7 @@ from .._dpsgd._plan import (
 from .._dpsgd._private_scaling import private_row_statistics
 from .._dpsgd._release import describe_release, gaussian_release
 from .._dpsgd._runs import DPSGDFitMixin
-from .._forecast import value_needed, warn_forecast
+from .._forecast import warn_rows_epsilon
 from ..base import DPEstimatorMixin
 from ..utils._threads import bounded_threads
 
@@ -55,28 +55,16 @@ def _forecast_rows_epsilon(estimator, n_plan, n_features, n_outputs):
     """
     if estimator.epsilon is None or estimator.noise_multiplier is not None:
         return
-    epsilon = float(estimator.epsilon)
-    size = float(n_features * n_outputs)
-
-    def ratio(n, eps=epsilon):
-        return n * eps / size
-
-    if ratio(n_plan) >= _FORECAST_ROWS_EPSILON:
-        return
     classes = "two classes" if n_outputs == 1 else f"{n_outputs} classes"
-    warn_forecast(
-        estimator,
-        f"{n_plan:,} rows (the count planned on) x epsilon={epsilon:g} is "
-        f"{ratio(n_plan):.3g} per coefficient for {n_features} features and {classes}, "
-        f"below {_FORECAST_ROWS_EPSILON:g}",
-        "accuracy at or near the majority class's",
-        "use fewer features (declared categories, merged or dropped columns), or a "
-        "constant predictor (sklearn.dummy.DummyClassifier), which does as well there",
-        epsilon=epsilon,
-        rows_needed=value_needed(ratio, _FORECAST_ROWS_EPSILON, n_plan, integer=True),
-        epsilon_needed=value_needed(
-            lambda e: ratio(n_plan, e), _FORECAST_ROWS_EPSILON, epsilon
-        ),
+    epsilon = float(estimator.epsilon)
+    warn_rows_epsilon(
+        estimator, n_plan, epsilon, float(n_features * n_outputs), _FORECAST_ROWS_EPSILON,
+        finding=(f"{{n_plan:,}} rows (the count planned on) x epsilon={epsilon:g} is "
+                 f"{{ratio:.3g}} per coefficient for {n_features} features and {classes}, "
+                 f"below {_FORECAST_ROWS_EPSILON:g}"),
+        outcome="accuracy at or near the majority class's",
+        alternative="use fewer features (declared categories, merged or dropped columns), "
+        "or a constant predictor (sklearn.dummy.DummyClassifier), which does as well there",
     )
 
 

@@ -33,7 +33,7 @@ from .._dpsgd._plan import (
 from .._dpsgd._distributed import refuse_dask
 from .._dpsgd._release import describe_release, gaussian_release
 from .._dpsgd._runs import DPSGDFitMixin
-from .._forecast import value_needed, warn_forecast
+from .._forecast import warn_rows_epsilon
 from ..base import DPEstimatorMixin
 from ..utils._docstrings import Substitution
 from ..utils._progress import progress_counter
@@ -332,24 +332,15 @@ class _DPLSSGDNetMixin(_NetInputsMixin, _PrivateStepMixin, DPSGDFitMixin, DPEsti
             return
         epsilon = float(self.epsilon)
         weights = sum(p.numel() for p in self.module_.parameters() if p.requires_grad)
-
-        def ratio(n, eps=epsilon):
-            return n * eps / weights
-
-        if ratio(n_plan) >= threshold:
-            return
-        warn_forecast(
-            self,
-            f"{n_plan:,} rows (the count planned on) x epsilon={epsilon:g} is "
-            f"{ratio(n_plan):.3g} per trainable weight for {weights:,} weights, below "
-            f"{threshold:g}",
-            "a network 2.5 to 32 points below DPLSSGDClassifier's defaults, or the "
+        warn_rows_epsilon(
+            self, n_plan, epsilon, weights, threshold,
+            finding=(f"{{n_plan:,}} rows (the count planned on) x epsilon={epsilon:g} is "
+                     f"{{ratio:.3g}} per trainable weight for {weights:,} weights, below "
+                     f"{threshold:g}"),
+            outcome="a network 2.5 to 32 points below DPLSSGDClassifier's defaults, or the "
             "majority class",
-            "DPLSSGDClassifier (a linear model: one weight per feature and class), or a "
-            "smaller network",
-            epsilon=epsilon,
-            rows_needed=value_needed(ratio, threshold, n_plan, integer=True),
-            epsilon_needed=value_needed(lambda e: ratio(n_plan, e), threshold, epsilon),
+            alternative="DPLSSGDClassifier (a linear model: one weight per feature and "
+            "class), or a smaller network",
         )
 
     def _bounded_threads(self, plan, n_plan):
